@@ -1,0 +1,140 @@
+"""Atomic, locked writes: the only way this tool changes a file.
+
+A write goes to a temp file in the same directory, is fsynced, renamed over the target, and the
+directory is fsynced, so a crash leaves the old bytes or the new ones, never a mix. Every
+read-modify-write holds the project lock (`.cache/lock`, an flock), re-entrant inside one process
+so a command can call helpers that lock too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import threading
+from pathlib import Path
+
+from .errors import CustodianError, InvalidInput, Refused
+
+CACHE_DIR = ".cache"
+LOCK_FILE = "lock"
+
+_held: dict[str, int] = {}
+_held_guard = threading.RLock()
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _disk_error(path: Path, exc: OSError) -> CustodianError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return Refused(f"disk full or file too large ({exc.strerror}); nothing was changed — free space and retry", path=str(path))
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return Refused(f"cannot write ({exc.strerror}); nothing was changed — check permissions", path=str(path))
+    return Refused(f"write failed ({exc.strerror}); nothing was changed", path=str(path))
+
+
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given)."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = path.parent
+    tmp = directory / f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+        try:
+            view = memoryview(payload)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        fsync_dir(directory)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise _disk_error(path, exc) from exc
+
+
+def ensure_cache_dir(memory_dir: Path) -> Path:
+    """`.cache/` is derived and private: owner-only, ignored by git."""
+    cache = Path(memory_dir) / CACHE_DIR
+    if not cache.is_dir():
+        try:
+            cache.mkdir(mode=0o700, parents=False, exist_ok=True)
+        except FileNotFoundError as exc:
+            raise InvalidInput("memory folder does not exist — run `memory-custodian init`", path=str(memory_dir)) from exc
+        except OSError as exc:
+            raise _disk_error(cache, exc) from exc
+    ignore = cache / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text("*\n", encoding="utf-8")
+        except OSError as exc:
+            raise _disk_error(ignore, exc) from exc
+    return cache
+
+
+@contextlib.contextmanager
+def project_lock(memory_dir: Path):
+    """Hold the project's exclusive lock (re-entrant within this process)."""
+    import fcntl
+
+    cache = ensure_cache_dir(memory_dir)
+    lock_path = cache / LOCK_FILE
+    key = str(lock_path.resolve())
+    with _held_guard:
+        if key in _held:
+            _held[key] += 1
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _held_guard:
+                _held[key] -= 1
+        return
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise _disk_error(lock_path, exc) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with _held_guard:
+            _held[key] = 1
+        try:
+            yield
+        finally:
+            with _held_guard:
+                del _held[key]
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def read_utf8(path: Path) -> str:
+    """Read a memory file as UTF-8, loudly: a file that is not UTF-8 is named, with the byte offset."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError as exc:
+        raise InvalidInput("file not found", path=str(path)) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidInput(
+            f"not valid UTF-8 (byte {exc.start}); re-save the file as UTF-8", path=str(path), line=line
+        ) from exc
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n")

@@ -1,0 +1,42 @@
+"""`Memory`: the one object the CLI, the MCP server and the hooks open and call.
+
+It is a thin facade. Each tier contributes its methods as a small mixin that lives beside the
+code it calls (curated read, curated write, ledger, ledger text), so no module here owns storage
+and no mixin knows about click or mcp. Mixin modules import their heavy parts inside methods, so
+opening a Memory stays cheap for hooks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .curated.read_api import CuratedReadAPI
+from .curated.write_api import CuratedWriteAPI
+from .ledger.api import LedgerAPI
+from .ledger.text_api import LedgerTextAPI
+from .project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
+
+
+class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
+    """A project's memory. Open it with `Memory.open(project_root)`."""
+
+    root: Path
+    memory_dir: Path
+
+    def __init__(self, root: Path, memory_dir: Path):
+        self.root = root
+        self.memory_dir = memory_dir
+
+    @classmethod
+    def open(cls, project_root: Path | str | None = None, memory_dir: str | None = None) -> "Memory":
+        """Open the memory of the project at `project_root`.
+
+        Without a root, the nearest ancestor of the current directory holding
+        `<memory_dir>/manifest.md` is used, else the current directory (for `init`).
+        """
+        arg = memory_dir or DEFAULT_MEMORY_DIR
+        root = find_project_root(None, arg) if project_root is None else Path(project_root).expanduser().resolve()
+        return cls(root, resolve_memory_dir(root, arg))
+
+    def __repr__(self) -> str:
+        return f"Memory({str(self.root)!r})"
