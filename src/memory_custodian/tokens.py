@@ -14,4 +14,5 @@ TOKEN_RE = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
 
 
 def estimate_tokens(text: str) -> int:
-    return sum(1 for _ in TOKEN_RE.finditer(text))
+    # findall builds the list in C: several times faster than counting a finditer in Python
+    return len(TOKEN_RE.findall(text))

@@ -23,6 +23,22 @@ STATES = ("active", "stale", "superseded", "revoked", "expired", "forgotten")
 
 # Ops that need a reason when a person or an agent acts.
 REASON_REQUIRED = ("supersede", "revoke", "flag_stale", "reinstate", "expire")
+REASON_ACTORS = ("human", "agent")
+
+# The state machine: from a derived state, which ops may follow. `forget` is legal from any state
+# but `forgotten` (it is the hard delete, outside the lifecycle).
+LEGAL_NEXT = {
+    "active": ("supersede", "revoke", "flag_stale", "expire", "promote"),
+    "stale": ("reinstate", "supersede", "revoke", "expire"),
+    "superseded": ("reinstate", "revoke"),
+    "revoked": ("reinstate",),
+    "expired": ("reinstate",),
+    "forgotten": (),
+}
+
+# Default lifetimes by kind, in days, counted from the create (or the last reinstate, which renews).
+# Derived at read time: nothing ever writes an expiry on a timer.
+DEFAULT_LIFETIME_DAYS = {"task": 30}
 
 
 @dataclass

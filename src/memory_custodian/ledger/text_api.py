@@ -1,8 +1,294 @@
-"""Memory methods for: export, edit check-out/check-in (ledger as text)."""
+"""Memory methods for: export, edit check-out/check-in (ledger as text).
+
+The mirror is rendered from the folded ledger (the index when it is current, else a replay of
+the shards), never from itself: nothing reads MEMORY.md back. A check-in replays the ledger,
+checks for conflicts and appends its one txn under the same project lock, so it lands whole or
+not at all.
+"""
 
 from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 
 
 class LedgerTextAPI:
     root: "object"
     memory_dir: "object"
+
+    # ---- export -----------------------------------------------------------------------------
+
+    def _export_target(self, path) -> Path:
+        from .config import load_config
+
+        if path is not None:
+            target = Path(path).expanduser()
+            return target if target.is_absolute() else Path(self.root) / target
+        configured = (load_config(self.memory_dir).get("export") or {}).get("path")
+        if configured:
+            return Path(self.root) / configured
+        return Path(self.memory_dir) / DEFAULT_EXPORT
+
+    def _current_notes(self) -> list:
+        """Every note that is not forgotten, as folded now.
+
+        From the index when it exists and only needs catching up (about twice as fast as a
+        replay); from a full replay of the shards when there is no index (a
+        fresh clone in CI) or it would need a rebuild, so an export never pays for building one.
+        """
+        from .. import fsutil
+        from .index import INDEX_FILE
+        from .store import Ledger
+
+        if (Path(self.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE).exists():
+            index = self._index()
+            if index._plan()[0] != "rebuild":
+                index.catch_up()
+                return [n for n in index.all_notes() if n.state != "forgotten"]
+        return [n for n in Ledger(self.memory_dir).load().notes.values() if n.state != "forgotten"]
+
+    def _render_export(self) -> tuple[str, int]:
+        from ..project import require_memory_dir
+        from .export import render_export
+
+        require_memory_dir(self.memory_dir)
+        try:
+            rel = Path(self.memory_dir).relative_to(Path(self.root)).as_posix()
+        except ValueError:
+            rel = Path(self.memory_dir).name
+        notes = self._current_notes()
+        return render_export(notes, source=f"{rel}/ledger/"), len(notes)
+
+    def export(self, path=None, check: bool = False) -> dict:
+        """Render the ledger to Markdown (default `<memory dir>/MEMORY.md`, or the configured path).
+
+        With `check`, write nothing and report whether the file on disk matches (`up_to_date`)
+        with a short unified diff when it does not.
+        """
+        from .. import fsutil
+
+        target = self._export_target(path)
+        with fsutil.project_lock(self.memory_dir):
+            text, count = self._render_export()
+            data = text.encode("utf-8")
+            try:
+                on_disk = target.read_bytes()
+            except FileNotFoundError:
+                on_disk = None
+            except IsADirectoryError as exc:
+                from ..errors import InvalidInput
+
+                raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
+            result = {"path": str(target), "notes": count, "bytes": len(data)}
+            if check:
+                result["up_to_date"] = on_disk == data
+                result["diff"] = "" if on_disk == data else _short_diff(on_disk, text, target)
+                return result
+            result["written"] = on_disk != data
+            if on_disk != data:
+                fsutil.atomic_write(target, data)
+        return result
+
+    def export_enable(self, path=None) -> dict:
+        """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
+        from ..errors import InvalidInput
+        from ..project import require_memory_dir
+        from .config import config_path, update_config
+
+        require_memory_dir(self.memory_dir)
+        target = self._export_target(path)
+        try:
+            rel = target.resolve().relative_to(Path(self.root).resolve()).as_posix()
+        except ValueError as exc:
+            raise InvalidInput("an enabled mirror must live inside the project (it is committed); "
+                               "give a path under the project root", path=str(target)) from exc
+        update_config(self.memory_dir, "export", {"enabled": True, "path": rel})
+        result = self.export(path=target)
+        result["enabled"] = True
+        result["config"] = str(config_path(self.memory_dir))
+        return result
+
+    def export_disable(self) -> dict:
+        """Stop re-rendering the mirror after writes; the file itself is left as it is."""
+        from ..project import require_memory_dir
+        from .config import config_path, update_config
+
+        require_memory_dir(self.memory_dir)
+        update_config(self.memory_dir, "export", {"enabled": False})
+        return {"enabled": False, "config": str(config_path(self.memory_dir))}
+
+    # ---- edit ---------------------------------------------------------------------------------
+
+    def edit_checkout(self, path) -> dict:
+        """Write the active (and stale) notes to `path` as an edit buffer."""
+        from .. import fsutil
+        from ..project import require_memory_dir
+        from .edit import render_checkout
+        from .ids import now_iso
+
+        require_memory_dir(self.memory_dir)
+        target = Path(path).expanduser()
+        with fsutil.project_lock(self.memory_dir):
+            now = now_iso()
+            notes = [n for n in self._current_notes() if n.state_at(now) in ("active", "stale")]
+            text = render_checkout(notes, checked_out_at=now)
+        fsutil.atomic_write(target, text)
+        return {"path": str(target), "notes": len(notes), "checked_out_at": now}
+
+    def edit_checkin(self, path, reason=None) -> dict:
+        """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
+        from .. import fsutil
+        from ..project import require_memory_dir
+        from .edit import build_events, describe_since, parse_buffer, plan_changes
+        from .ids import new_note_id
+        from .store import Ledger
+
+        require_memory_dir(self.memory_dir)
+        target = Path(path).expanduser()
+        shown = str(path)
+        buf = parse_buffer(fsutil.read_utf8(target), shown)
+        reason = " ".join(str(reason).split()) if reason is not None and str(reason).strip() else None
+        ledger = Ledger(self.memory_dir)
+        with fsutil.project_lock(self.memory_dir):
+            replay = ledger.load()
+            changes = plan_changes(buf, replay.notes, reason=reason, path=shown)
+            conflicts = []
+            for ch in changes:
+                if ch.note is None:
+                    continue
+                current = replay.notes.get(ch.note)
+                if current is None or current.state == "forgotten":
+                    conflicts.append(f"#{ch.note} was forgotten")
+                elif current.last_event != ch.recorded_last_event:
+                    since = describe_since(replay.events_by_note.get(ch.note, []), ch.recorded_last_event)
+                    conflicts.append(f"#{ch.note} changed ({since})")
+            if conflicts:
+                from ..errors import Conflict
+
+                raise Conflict(f"{len(conflicts)} note(s) changed in the ledger since check-out: {'; '.join(conflicts)} "
+                               "— nothing was written; check out again and redo those edits", path=shown)
+            _clean_changes(changes, shown)
+            events, report = build_events(changes, replay.notes, new_note_id=new_note_id,
+                                          supersede_reason=reason or "edited with `memory-custodian edit`")
+            written = ledger.append_txn(events, lookup=replay.notes.get) if events else []
+        counts = {"create": 0, "supersede": 0, "revoke": 0}
+        for row in report:
+            counts[row["action"]] += 1
+        return {"path": shown, "events": len(written), "txn": written[0]["txn"] if written else None,
+                "changes": report, "counts": counts, "unchanged": len(buf.manifest) - counts["supersede"] - counts["revoke"]}
+
+
+def _clean_changes(changes, shown: str) -> None:
+    """Hold each new or changed block to the rules `remember` applies; errors name the block's line."""
+    from ..errors import CustodianError, InvalidInput
+    from ..secrets import refuse_secrets
+    from .inputs import TITLE_MAX, clean_paths, clean_tags
+
+    for ch in changes:
+        try:
+            if ch.block is not None and ch.action != "revoke":
+                b = ch.block
+                b.tags = tuple(clean_tags(b.tags))
+                b.paths = tuple(clean_paths(b.paths))
+                title = " ".join(b.title.split())
+                if len(title) > TITLE_MAX:
+                    raise InvalidInput(f"the title is {len(title)} characters; keep it to {TITLE_MAX}")
+                if not b.body.strip():
+                    raise InvalidInput("the note has no body; write its text below the fields")
+                refuse_secrets("\n".join([b.title, b.body, *b.tags, *b.paths, ch.reason or ""]), "the note")
+            elif ch.reason:
+                refuse_secrets(ch.reason, "the reason")
+        except CustodianError as exc:
+            raise type(exc)(exc.message, path=shown, line=ch.line) from exc
+
+
+def _short_diff(old: bytes | None, new: str, target: Path, limit: int = 40) -> str:
+    import difflib
+
+    if old is None:
+        return f"{target} does not exist; run `memory-custodian export` to create it\n"
+    old_text = old.decode("utf-8", errors="replace")
+    lines = list(difflib.unified_diff(old_text.splitlines(True), new.splitlines(True),
+                                      fromfile=f"{target.name} (on disk)", tofile=f"{target.name} (ledger)", n=1))
+    if len(lines) > limit:
+        more = len(lines) - limit
+        lines = lines[:limit] + [f"… {more} more diff lines\n"]
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+# ---- the mirror kept fresh ---------------------------------------------------------------------
+
+def refresh_mirror_if_enabled(memory) -> dict | None:
+    """Re-render the mirror when `config.json` turns it on; one small read when it does not."""
+    from .config import config_path, parse_config
+
+    path = config_path(memory.memory_dir)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    export = parse_config(raw, path).get("export") or {}
+    if not export.get("enabled"):
+        return None
+    return memory.export(path=export.get("path") or None)
+
+
+class MirrorDebouncer:
+    """Re-render the mirror once writes have been quiet for `interval` seconds (and on `flush`).
+
+    A long-running process (the MCP server) calls `touch()` after each write and `flush()` before
+    it exits, so a burst of writes costs one render and a shutdown never leaves the mirror stale.
+    Errors from a timed render go to `on_error` (default: one line on stderr), never lost.
+    """
+
+    def __init__(self, memory, interval: float = 3.0, on_error=None, render=None):
+        self.memory = memory
+        self.interval = interval
+        self.on_error = on_error or _stderr_line
+        self._render = render or refresh_mirror_if_enabled
+        self._lock = threading.Lock()
+        self._render_lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._pending = False
+        self.renders = 0
+
+    def touch(self) -> None:
+        with self._lock:
+            self._pending = True
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.interval, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # a background thread has no caller to raise to
+            self.on_error(exc)
+
+    def flush(self):
+        """Render now if a write is pending; returns what the render returned (None if nothing to do)."""
+        # a render already running in the timer thread finishes before flush returns
+        with self._render_lock:
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+                pending, self._pending = self._pending, False
+            if not pending:
+                return None
+            result = self._render(self.memory)
+            self.renders += 1
+            return result
+
+    def close(self):
+        return self.flush()
+
+
+def _stderr_line(exc: Exception) -> None:
+    import sys
+
+    print(f"warning: the export mirror was not re-rendered: {exc}", file=sys.stderr)

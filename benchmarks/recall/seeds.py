@@ -1,0 +1,593 @@
+"""Hand-written seed facts for the recall truth set: the cases a template cannot fake.
+
+Each fact is a note in the voice of a real project's memory (a logistics SaaS called tidewater:
+Python API and workers, a TypeScript web app, Terraform and Kubernetes), with the queries an
+agent would actually ask for it. Queries are written the way a task is phrased, not the way
+the note is worded, so many share only a word or two with their answer.
+
+Fact: (key, kind, priority, title, body, tags, paths, [query, ...])
+A query is a string, or (string, {"paths": [...], "kind": [...], "tags": [...]}) for a caller
+that passes filters.
+"""
+
+# Negations: a rule stated as "never X" that must surface for the task "do X".
+DIRECTIVES = [
+    ("dir-sqlite-sessions", "directive", "high",
+     "Never introduce SQLite for sessions",
+     "Sessions live in Redis and nowhere else. We run six API pods behind the load balancer and a "
+     "per-pod SQLite file would log people out at random; that is exactly the July outage.",
+     ("auth", "redis"), ("src/tidewater/auth/**",),
+     ["design a fast session store", "persist user logins across restarts"]),
+    ("dir-float-money", "directive", "high",
+     "No floats for money",
+     "Amounts are integer minor units (cents) end to end, with Decimal only at the edges for "
+     "display. Float sums drifted by a cent on multi-line invoices in the past.",
+     ("billing",), ("src/tidewater/billing/**",),
+     ["add a percentage discount to checkout totals", "compute VAT on an order"]),
+    ("dir-stripe-request-thread", "directive", "high",
+     "Do not call Stripe from the request thread",
+     "Card captures go through the worker (capture_payment job). A synchronous call from a web "
+     "handler blocks a gunicorn thread for up to 30 s when Stripe is degraded.",
+     ("payments", "worker"), ("src/tidewater/api/**", "src/tidewater/billing/stripe_gateway.py"),
+     ["charge the card when the user clicks pay"]),
+    ("dir-raw-sql", "directive", "high",
+     "Never build SQL by string formatting",
+     "Use SQLAlchemy expressions or bound parameters. f-strings and % into SQL were flagged in the "
+     "2026-05 pentest (tenant filter bypass).",
+     ("db", "security"), ("src/tidewater/**",),
+     ["build a dynamic filter query for the shipments list", "let users sort by any column"]),
+    ("dir-pii-logs", "directive", "high",
+     "Do not log personal data",
+     "Consignee names, phone numbers, emails and street addresses must never reach logs or "
+     "Sentry breadcrumbs. Log the consignee id instead; JsonFormatter scrubs only known keys.",
+     ("observability", "privacy"), ("src/tidewater/**",),
+     ["add debug output of the consignee record", "print the recipient details when delivery fails"]),
+    ("dir-migration-locks", "directive", "high",
+     "No table-locking migrations on shipments in business hours",
+     "ALTERs that take an ACCESS EXCLUSIVE lock on shipments or stops run only in the Sunday "
+     "02:00 UTC window. Create indexes CONCURRENTLY in a migration of their own.",
+     ("db", "migrations"), ("migrations/**",),
+     ["add an index to speed up shipment lookups by reference", "add a not-null column to stops"]),
+    ("dir-moment", "directive", "medium",
+     "Never add moment.js to the web app",
+     "It adds 70 KB gzipped and is in maintenance mode. Use date-fns (already a dependency) and "
+     "Intl.DateTimeFormat for locale output.",
+     ("frontend", "deps"), ("web/**",),
+     ["format delivery dates in the dashboard", "show relative times like 3 hours ago"]),
+    ("dir-mock-db", "directive", "high",
+     "Integration tests must not mock the database",
+     "Run them against the real Postgres from docker compose (tests/conftest.py pg fixture). A "
+     "mocked session hid the broken cascade delete in March.",
+     ("tests", "db"), ("tests/**",),
+     ["write tests for the shipment repository"]),
+    ("dir-push-main", "directive", "high",
+     "Never push to main directly; production deploys come from signed tags",
+     "main is protected; release by tagging vYYYY.MM.N after CI is green. Hotfixes go through a "
+     "PR with one reviewer too.",
+     ("release", "git"), (),
+     ["ship a hotfix to production quickly", "how do I release a new version"]),
+    ("dir-tenant-filter", "directive", "high",
+     "Every query on tenant data goes through current_tenant()",
+     "Do not pass tenant ids from request parameters into queries. TenantMiddleware sets the "
+     "context; repositories read it. Bypassing it is how the cross-account leak happened.",
+     ("tenancy", "security"), ("src/tidewater/**",),
+     ["add an endpoint that returns shipments for a customer account id from the URL"]),
+    ("dir-no-celery", "directive", "medium",
+     "Do not bring Celery back",
+     "The worker runs on Redis Streams (JobQueue). Celery was removed in 2026-04; mixing both "
+     "duplicated deliveries.",
+     ("worker",), ("src/tidewater/worker/**",),
+     ["run a periodic task every five minutes", "schedule a nightly background job"]),
+    ("dir-secrets-env", "directive", "high",
+     "Secrets never go in settings files or the repo",
+     "Read them from the environment (Settings uses pydantic env), injected by External Secrets in "
+     "k8s. Committing a key means rotating it the same day.",
+     ("config", "security"), ("src/tidewater/config.py", "deploy/**"),
+     ["where should I put the new Twilio API key", "configure credentials for the geocoding provider"]),
+    ("dir-any-ts", "directive", "medium",
+     "No `any` in TypeScript",
+     "eslint fails on explicit any; use unknown plus a type guard at the boundary. Generated API "
+     "types live in web/src/api/types.gen.ts.",
+     ("frontend", "typescript"), ("web/**",),
+     ["type the response of the shipments fetch call"]),
+    ("dir-ui-library", "directive", "medium",
+     "Don't add another component library",
+     "We standardised on Radix primitives plus our own styles. MUI and Chakra were both tried and "
+     "removed for bundle size and theming conflicts.",
+     ("frontend", "deps"), ("web/**",),
+     ["need a date picker widget for the booking form", "add a modal dialog"]),
+    ("dir-utc", "directive", "high",
+     "Store and compare times in UTC only",
+     "Database columns are timestamptz, Python datetimes must be aware (utcnow_aware()). Convert to "
+     "the depot's zone only when rendering.",
+     ("time",), ("src/tidewater/**",),
+     ["show pickup windows in the driver's local time", "save the delivery timestamp"]),
+    ("dir-retry-idempotency", "directive", "high",
+     "Jobs must be idempotent before they get retries",
+     "enqueue_with_retry redelivers on timeout. A job that is not safe to run twice needs an "
+     "idempotency key first (see capture_payment).",
+     ("worker",), ("src/tidewater/worker/**",),
+     ["make the email job retry on failure"]),
+    ("dir-print-debug", "directive", "low",
+     "No print() in library code",
+     "Use the module logger. print() output is lost under gunicorn and breaks the JSON log shape.",
+     ("observability",), ("src/tidewater/**",),
+     ["quickly see what value the scheduler computes"]),
+    ("dir-feature-flag-cleanup", "directive", "medium",
+     "Remove a feature flag within two releases of 100%",
+     "Dead flags in flags.py confused the March rollback. When a flag hits 100%, open the cleanup "
+     "PR in the next release.",
+     ("flags",), ("src/tidewater/flags.py",),
+     ["the new map view is fully rolled out, what now"]),
+    ("dir-big-fixtures", "directive", "low",
+     "Do not commit fixture files over 1 MB",
+     "Large CSV and PDF fixtures go to tests/data via git LFS or are generated in the test.",
+     ("tests",), ("tests/**",),
+     ["add a sample bulk upload spreadsheet for the import tests"]),
+    ("dir-eta-units", "directive", "medium",
+     "Distances are kilometres, durations seconds",
+     "Every internal API uses km and seconds; miles and minutes only appear in the UI for US "
+     "tenants. Mixing them broke ETA estimates in September.",
+     ("geo",), ("src/tidewater/geo/**",),
+     ["return the route length in miles from the API"]),
+    ("dir-http-timeouts", "directive", "high",
+     "Every outbound HTTP call sets a timeout",
+     "Use tidewater.http.client() which defaults to 5 s connect / 15 s read. A bare "
+     "requests.get without one pinned all workers when the geocoder stalled.",
+     ("http", "reliability"), ("src/tidewater/**",),
+     ["call the carrier tracking API from the worker"]),
+    ("dir-alembic-autogen", "directive", "medium",
+     "Review every autogenerated Alembic revision by hand",
+     "autogenerate drops and recreates renamed columns and misses enum changes; the diff must be "
+     "edited before commit.",
+     ("db", "migrations"), ("migrations/**",),
+     ["rename the consignee phone column"]),
+    ("dir-no-pickle", "directive", "high",
+     "Never unpickle data from Redis or the network",
+     "Cached values are JSON. Pickle from a shared Redis is remote code execution if anyone can "
+     "write to it.",
+     ("cache", "security"), ("src/tidewater/cache/**",),
+     ["cache a complex Python object between requests"]),
+    ("dir-i18n-keys", "directive", "low",
+     "No hard-coded user-facing strings in components",
+     "All copy goes through useTranslation() keys in web/src/i18n/en.json; the German and French "
+     "files are synced by the translators weekly.",
+     ("frontend", "i18n"), ("web/src/**",),
+     ["add a confirmation message after saving the address"]),
+    ("dir-cron-k8s", "directive", "medium",
+     "Don't run cron inside the API container",
+     "Scheduled work is a Kubernetes CronJob (deploy/k8s/cron/) so it runs once, not once per pod.",
+     ("deploy", "worker"), ("deploy/k8s/**",),
+     ["clean up old export files every night"]),
+]
+
+# Decisions with their reasons: "why do we ..." must find the decision.
+DECISIONS = [
+    ("dec-redis-streams", "decision", "medium",
+     "Job queue on Redis Streams instead of Celery",
+     "We already run Redis for sessions; Streams give consumer groups and acknowledgements with "
+     "one dependency less. Celery's prefetch caused duplicate deliveries with our long jobs.",
+     ("worker", "architecture"), ("src/tidewater/worker/queue.py",),
+     ["why don't we use a task framework like celery", "what message broker do background jobs use"]),
+    ("dec-mapbox", "decision", "medium",
+     "Mapbox for map tiles in the web app",
+     "Picked over Google Maps JS for pricing at our tile volume and vector styles we can theme. "
+     "Leaflet raster tiles looked blurry on driver tablets.",
+     ("frontend", "geo"), ("web/src/components/MapView.tsx",),
+     ["why is the live map not google maps"]),
+    ("dec-postgres-search", "decision", "medium",
+     "Shipment search uses Postgres full-text, not Elasticsearch",
+     "At 40M rows tsvector with a GIN index answers in under 80 ms; running an Elasticsearch "
+     "cluster was not worth one more stateful service to operate.",
+     ("search", "architecture"), ("src/tidewater/search/indexer.py",),
+     ["should we add elasticsearch for finding shipments", "why no separate search engine"]),
+    ("dec-monorepo", "decision", "low",
+     "Web app and API stay in one repository",
+     "Generated API types must change in the same PR as the endpoint; two repos kept drifting.",
+     ("architecture",), (),
+     ["split the frontend into its own repo"]),
+    ("dec-zpl", "decision", "medium",
+     "Shipping labels rendered as ZPL, not PDF",
+     "Thermal printers at the depots print ZPL natively in 200 ms; PDF rasterising took 3 s a label "
+     "on the old Zebra firmware.",
+     ("labels",), ("src/tidewater/labels/render.py",),
+     ["why don't labels come out as PDF files"]),
+    ("dec-pydantic-settings", "decision", "low",
+     "Configuration through pydantic Settings",
+     "One typed object validated at start-up beats scattered os.environ lookups; a missing "
+     "variable fails the deploy instead of the first request.",
+     ("config",), ("src/tidewater/config.py",),
+     ["how is app config loaded"]),
+    ("dec-argon2", "decision", "high",
+     "Password hashing with argon2id",
+     "Replaced bcrypt in 2026-02 for memory hardness; old hashes are upgraded on next login.",
+     ("auth", "security"), ("src/tidewater/auth/**",),
+     ["which algorithm protects stored user credentials"]),
+    ("dec-vite", "decision", "low",
+     "Vite replaces webpack for the web build",
+     "Cold start went from 45 s to 2 s and the config shrank from 400 lines to 60.",
+     ("frontend", "build"), ("web/vite.config.ts",),
+     ["why did we move off webpack"]),
+    ("dec-hpa-cpu", "decision", "medium",
+     "API pods autoscale on request latency, not CPU",
+     "The API is IO-bound; CPU-based HPA never scaled during the Black Friday queueing. We scale on "
+     "p95 latency from the Prometheus adapter.",
+     ("deploy", "scaling"), ("deploy/k8s/api-deployment.yaml",),
+     ["how do we decide when to add more replicas"]),
+    ("dec-twilio", "decision", "low",
+     "Twilio for driver SMS",
+     "Chosen for delivery receipts and short codes in the UK and DE; MessageBird lacked status "
+     "callbacks for DE numbers.",
+     ("notify",), ("src/tidewater/notify/sms.py",),
+     ["which provider sends text messages to drivers"]),
+    ("dec-rds", "decision", "medium",
+     "Managed RDS Postgres rather than self-hosted",
+     "Point-in-time restore and automated minor upgrades; self-hosting in k8s needed a DBA we do "
+     "not have.",
+     ("infra", "db"), ("deploy/terraform/rds.tf",),
+     ["why isn't the database running in the cluster"]),
+    ("dec-playwright", "decision", "low",
+     "Playwright for browser tests",
+     "Cypress could not drive the Stripe iframe in checkout; Playwright handles cross-origin frames.",
+     ("tests", "frontend"), ("web/e2e/**",),
+     ["why not cypress for end to end tests"]),
+    ("dec-uuid7", "decision", "medium",
+     "UUIDv7 primary keys for new tables",
+     "Time-ordered keys keep B-tree inserts local; random UUIDv4 bloated the shipments index by 40%.",
+     ("db",), ("src/tidewater/db/models.py",),
+     ["what id type should a new table use"]),
+    ("dec-openapi-gen", "decision", "low",
+     "Frontend API types are generated from OpenAPI",
+     "openapi-typescript runs in CI and fails on drift; hand-written types went stale within weeks.",
+     ("frontend", "api"), ("web/src/api/**",),
+     ["keep typescript interfaces in sync with backend responses"]),
+    ("dec-rate-limit-tenant", "decision", "medium",
+     "Rate limits are per tenant, not per IP",
+     "Large customers call from a few NAT addresses; per-IP limits throttled whole warehouses.",
+     ("api",), ("src/tidewater/api/ratelimit.py",),
+     ["why did a big customer get 429s from one office"]),
+]
+
+# Supersession: (old, new, queries). The new note must win and the old must not be shown.
+SUPERSEDED = [
+    (("sup-geocoder-old", "decision", "medium", "Geocoding through the Google Maps API",
+      "GeocodeClient calls Google Geocoding with GOOGLE_MAPS_KEY; results cached 30 days.",
+      ("geo",), ("src/tidewater/geo/geocode.py",)),
+     ("sup-geocoder-new", "decision", "medium", "Geocoding moved to Mapbox",
+      "GeocodeClient now calls the Mapbox geocoding API with MAPBOX_TOKEN; GOOGLE_MAPS_KEY is gone. "
+      "Google's per-request price tripled in October.",
+      ("geo",), ("src/tidewater/geo/geocode.py",)),
+     ["which provider turns addresses into coordinates", "geocoding api key name"]),
+    (("sup-py-old", "operational", "medium", "Production runs Python 3.10",
+      "The API and worker images are built on python:3.10-slim.", ("deploy",), ("deploy/Dockerfile",)),
+     ("sup-py-new", "operational", "medium", "Production runs Python 3.12",
+      "Images moved to python:3.12-slim in November; 3.10 wheels are no longer built in CI.",
+      ("deploy",), ("deploy/Dockerfile",)),
+     ["what interpreter version is deployed"]),
+    (("sup-pg-old", "reference", "low", "Staging database host",
+      "Staging Postgres is staging-db.internal:5432, user tidewater_app.", ("db", "staging"), ()),
+     ("sup-pg-new", "reference", "low", "Staging database host after the VPC move",
+      "Staging Postgres moved to staging-pg.eu-west-1.rds.internal:5432; the old host no longer "
+      "resolves.", ("db", "staging"), ()),
+     ["connect to the staging postgres", "hostname of the pre-production db"]),
+    (("sup-retry-old", "gotcha", "medium", "enqueue_with_retry retries three times",
+      "JobQueue.enqueue_with_retry defaults to 3 attempts with a fixed 10 s delay.",
+      ("worker",), ("src/tidewater/worker/queue.py",)),
+     ("sup-retry-new", "gotcha", "medium", "enqueue_with_retry now backs off exponentially",
+      "Default is 6 attempts, 2 s doubling to a 5 min cap, with jitter. Jobs that assumed 3 fixed "
+      "attempts (capture_payment) pass max_attempts explicitly.",
+      ("worker",), ("src/tidewater/worker/queue.py",)),
+     ["how many times does a failed background job get attempted again"]),
+    (("sup-node-old", "operational", "low", "Web build uses Node 18",
+      "CI and the Dockerfile build the web app with Node 18 LTS.", ("frontend", "build"), ("web/**",)),
+     ("sup-node-new", "operational", "low", "Web build uses Node 22",
+      "Node 18 reached end of life; CI, .nvmrc and the web Dockerfile stage are on Node 22.",
+      ("frontend", "build"), ("web/**", ".nvmrc")),
+     ["which node version for the frontend"]),
+    (("sup-token-ttl-old", "finding", "medium", "Access tokens live 60 minutes",
+      "refreshAccessToken runs when apiFetch gets a 401; access tokens are valid for 60 minutes.",
+      ("auth", "frontend"), ("web/src/api/client.ts",)),
+     ("sup-token-ttl-new", "finding", "medium", "Access tokens now live 15 minutes",
+      "Security review cut access token lifetime to 15 minutes; refresh tokens rotate on every use, "
+      "so refreshAccessToken must not run twice in parallel.",
+      ("auth", "frontend"), ("web/src/api/client.ts",)),
+     ["how long is a login token valid before refresh"]),
+    (("sup-label-size-old", "reference", "low", "Label size is 4x6 inches",
+      "LabelRenderer targets 4x6 in at 203 dpi for every carrier.", ("labels",), ("src/tidewater/labels/render.py",)),
+     ("sup-label-size-new", "reference", "low", "Label sizes per carrier",
+      "LabelRenderer picks 4x6 in for UPS and FedEx but 100x150 mm at 300 dpi for DHL and DPD; see "
+      "CARRIER_LABEL_FORMATS.", ("labels",), ("src/tidewater/labels/render.py",)),
+     ["what dimensions should a DHL shipping label have"]),
+    (("sup-owner-old", "reference", "low", "Billing is owned by the payments squad",
+      "Ask in #payments for anything under src/tidewater/billing.", ("billing", "ownership"), ("src/tidewater/billing/**",)),
+     ("sup-owner-new", "reference", "low", "Billing moved to the revenue team",
+      "Since the November reorg the revenue team (#revenue-eng) owns billing and invoicing code; "
+      "#payments is archived.", ("billing", "ownership"), ("src/tidewater/billing/**",)),
+     ["who do I ask about invoice code"]),
+    (("sup-coverage-old", "directive", "medium", "Coverage must stay above 80%",
+      "CI fails when total line coverage drops under 80%.", ("ci", "tests"), (".github/workflows/ci.yml",)),
+     ("sup-coverage-new", "directive", "medium", "Coverage gate is per changed file",
+      "The global 80% gate was replaced: every file changed in a PR must reach 85% line coverage "
+      "(diff-cover); the total is only reported.", ("ci", "tests"), (".github/workflows/ci.yml",)),
+     ["what test coverage threshold does the pipeline enforce"]),
+    (("sup-upload-limit-old", "gotcha", "medium", "CSV uploads are capped at 10 MB",
+      "nginx client_max_body_size is 10m, so the bulk import rejects larger spreadsheets with 413.",
+      ("imports",), ("src/tidewater/imports/csv_loader.py",)),
+     ("sup-upload-limit-new", "gotcha", "medium", "Bulk import uploads go straight to S3",
+      "The import form now uploads to a presigned S3 URL (limit 500 MB) and CsvShipmentLoader "
+      "streams from there; the 10 MB nginx limit no longer applies.",
+      ("imports",), ("src/tidewater/imports/csv_loader.py",)),
+     ["maximum file size for spreadsheet import"]),
+    (("sup-region-old", "operational", "medium", "Everything runs in eu-central-1",
+      "All environments are in Frankfurt (eu-central-1).", ("infra",), ("deploy/terraform/**",)),
+     ("sup-region-new", "operational", "medium", "Production moved to eu-west-1",
+      "Production and staging run in Ireland (eu-west-1) since the VPC migration; only the legacy "
+      "SFTP box stays in Frankfurt until Q1.", ("infra",), ("deploy/terraform/**",)),
+     ["which AWS region hosts prod"]),
+    (("sup-flag-old", "reference", "low", "Feature flags come from LaunchDarkly",
+      "FlagClient wraps the LaunchDarkly SDK; the key is LD_SDK_KEY.", ("flags",), ("src/tidewater/flags.py",)),
+     ("sup-flag-new", "reference", "low", "Feature flags are served from our own table",
+      "LaunchDarkly was dropped; FlagClient reads the feature_flags table with a 30 s in-process "
+      "cache. Toggle them in the admin UI.", ("flags",), ("src/tidewater/flags.py",)),
+     ["how do I turn on a toggle for one customer"]),
+    (("sup-eta-old", "finding", "medium", "ETA uses straight-line distance",
+      "EtaPredictor multiplies haversine_km by 1.3 and divides by an average speed of 35 km/h.",
+      ("geo",), ("src/tidewater/geo/eta_model.py",)),
+     ("sup-eta-new", "finding", "medium", "ETA uses the routing engine's travel times",
+      "EtaPredictor now asks OSRM for road travel time and adds the depot's historical dwell time; "
+      "the haversine fallback only runs when OSRM is down.",
+      ("geo",), ("src/tidewater/geo/eta_model.py",)),
+     ["how is the arrival estimate calculated"]),
+    (("sup-smtp-old", "reference", "low", "Outgoing mail goes through SendGrid",
+      "Mailer uses SendGrid's SMTP relay with SENDGRID_API_KEY.", ("notify",), ("src/tidewater/notify/mailer.py",)),
+     ("sup-smtp-new", "reference", "low", "Outgoing mail goes through Amazon SES",
+      "Mailer switched to SES (eu-west-1) in October; bounces arrive on the ses-bounces SQS queue.",
+      ("notify",), ("src/tidewater/notify/mailer.py",)),
+     ["which service delivers our emails", "where do bounced messages show up"]),
+    (("sup-review-old", "directive", "low", "Two approvals for every PR",
+      "Merging needs two approving reviews.", ("process",), ()),
+     ("sup-review-new", "directive", "low", "One approval, two for migrations and billing",
+      "One approving review is enough except for migrations/ and src/tidewater/billing/, which need "
+      "two (CODEOWNERS enforces it).", ("process",), ()),
+     ["how many reviewers must approve my pull request"]),
+]
+
+# References and operational knowledge: "where is ...", "how do I ...".
+REFERENCES = [
+    ("ref-stripe-rotate", "reference", "medium", "Runbook: rotating the Stripe webhook secret",
+     "docs/runbooks/stripe-webhook-rotation.md. Add the new secret as STRIPE_WEBHOOK_SECRET_NEXT, "
+     "deploy, roll the endpoint in the dashboard, then promote it.",
+     ("payments", "runbook"), ("src/tidewater/api/webhooks.py",),
+     ["how do I change the signing key for payment callbacks"]),
+    ("ref-grafana", "reference", "low", "Dashboards",
+     "Grafana: grafana.tidewater.internal, folder 'API'. The SLO board is 'api-latency-slo'.",
+     ("observability",), (),
+     ["where can I see request latency graphs"]),
+    ("ref-oncall", "reference", "medium", "On-call escalation",
+     "PagerDuty service 'tidewater-prod'; escalate to the platform lead after 20 minutes. The "
+     "rota is in the #oncall channel topic.",
+     ("oncall", "process"), (),
+     ["who gets paged when production breaks"]),
+    ("ref-carrier-docs", "reference", "low", "Carrier API sandboxes",
+     "UPS and DHL sandbox credentials are in 1Password vault 'Carriers'; FedEx sandbox needs a "
+     "ticket to their developer support.",
+     ("carriers",), (),
+     ["test credentials for shipping partners"]),
+    ("ref-erd", "reference", "low", "Entity diagram",
+     "docs/architecture/erd.svg is regenerated by `make erd` from the SQLAlchemy models.",
+     ("db", "docs"), ("src/tidewater/db/models.py",),
+     ["picture of how the tables relate"]),
+    ("ref-adr", "reference", "low", "Architecture decision records",
+     "ADRs live in docs/adr/NNNN-title.md; copy docs/adr/template.md.",
+     ("docs", "process"), (),
+     ["where do we write down big technical choices"]),
+    ("ref-load-test", "reference", "low", "Load test scripts",
+     "k6 scenarios in perf/k6/*.js; run `make load-staging` (never against prod).",
+     ("perf",), ("perf/**",),
+     ["how to benchmark the API under heavy traffic"]),
+    ("ref-zebra-emulator", "reference", "low", "ZPL preview without a printer",
+     "Labelary (labelary.com/viewer.html) renders ZPL; `make label-preview ID=...` posts to it.",
+     ("labels",), ("src/tidewater/labels/render.py",),
+     ["see what a label looks like without hardware"]),
+    ("ref-feature-matrix", "reference", "low", "Plan feature matrix",
+     "Which plan gets which feature: docs/product/plans.md; enforced in tidewater/plans.py.",
+     ("product",), ("src/tidewater/plans.py",),
+     ["does the starter tier include route optimisation"]),
+    ("ref-sentry", "reference", "low", "Error tracking",
+     "Sentry project tidewater-api and tidewater-web; release tags match the git tag.",
+     ("observability",), (),
+     ["where do exceptions from production get reported"]),
+]
+
+OPERATIONAL = [
+    ("ops-staging-restore", "operational", "medium", "Refreshing staging from a prod snapshot",
+     "`make restore-staging` from the bastion takes about 40 minutes and anonymises consignee data "
+     "on the way; staging is down meanwhile, so announce it in #eng.",
+     ("staging", "db"), (),
+     ["how long does it take to get fresh data into the test environment"]),
+    ("ops-rollback", "operational", "high", "Rolling back a bad deploy",
+     "`kubectl rollout undo deploy/api -n prod` restores the previous ReplicaSet in about a "
+     "minute. Migrations are not rolled back automatically: check migrations/ for a downgrade first.",
+     ("deploy", "runbook"), ("deploy/k8s/**",),
+     ["undo the release we shipped an hour ago"]),
+    ("ops-redis-failover", "operational", "medium", "Redis failover drops sessions for a minute",
+     "ElastiCache failover takes 30-60 s; users are logged out if it happens mid-request. Planned "
+     "maintenance is Tuesdays 03:00 UTC.",
+     ("redis", "auth"), (),
+     ["why were users signed out at 3am on tuesday"]),
+    ("ops-log-retention", "operational", "low", "Log retention",
+     "Loki keeps 14 days of logs; anything older is in S3 (tidewater-logs-archive) for a year.",
+     ("observability",), (),
+     ["find application output from last month"]),
+    ("ops-cert-renewal", "operational", "medium", "TLS certificates renew through cert-manager",
+     "cert-manager renews 30 days before expiry; the partner mTLS certificate for DHL is manual "
+     "and expires every March.",
+     ("deploy", "security"), ("deploy/k8s/**",),
+     ["when does the https cert expire"]),
+    ("ops-queue-depth", "operational", "medium", "Worker queue depth alert",
+     "Alert fires at 5,000 pending jobs. Usually a stuck geocode batch: scale the worker "
+     "deployment to 8 and check the geocoder's rate limit.",
+     ("worker", "oncall"), ("src/tidewater/worker/**",),
+     ["background jobs are piling up, what do I do"]),
+    ("ops-db-connections", "operational", "medium", "Postgres connection budget",
+     "RDS allows 400 connections; each API pod uses a pool of 20 and each worker 10. Adding pods "
+     "past 15 needs PgBouncer first.",
+     ("db", "scaling"), ("src/tidewater/db/engine.py",),
+     ["can we run 30 api pods"]),
+    ("ops-backfill", "operational", "low", "Running backfills",
+     "Backfills are management commands under scripts/backfill/ run as a k8s Job with "
+     "--batch-size 1000 and --sleep 0.2 to keep replication lag low.",
+     ("db", "runbook"), ("scripts/backfill/**",),
+     ["update a column for millions of existing rows"]),
+]
+
+# Task checkpoints: where work was left, with what is next.
+TASKS = [
+    ("task-zpl-printers", "task", "medium", "Checkpoint: ZPL printer profiles",
+     "Done: zpl_encode handles Code128 and MaxiCode. Next: per-depot printer profiles (darkness, "
+     "offset). Blocked on the Leeds depot sending their GK420 settings.",
+     ("labels",), ("src/tidewater/labels/render.py",),
+     ["where did I leave the label printer work"]),
+    ("task-tenant-audit", "task", "high", "Checkpoint: tenant isolation audit",
+     "Audited 31 of 44 repositories for current_tenant(). Left: search indexer, CSV exports, "
+     "webhooks replay. Found one bypass in reports (fixed in PR 1893).",
+     ("tenancy", "security"), ("src/tidewater/tenancy/**",),
+     ["status of checking every repository for cross customer access"]),
+    ("task-i18n-de", "task", "low", "Checkpoint: German translation of the booking flow",
+     "Booking flow keys extracted; 112 strings sent to translators. Date formats still use en-GB.",
+     ("frontend", "i18n"), ("web/src/i18n/**",),
+     ["progress on localizing bookings to german"]),
+    ("task-py312", "task", "medium", "Checkpoint: Python 3.12 upgrade",
+     "All tests pass on 3.12 except the label renderer (Pillow wheel). Worker image done; API image "
+     "waiting for the Pillow pin bump.",
+     ("deploy",), ("deploy/Dockerfile",),
+     ["what is left for the interpreter upgrade"]),
+    ("task-webhook-replay", "task", "medium", "Checkpoint: webhook replay protection",
+     "WebhookReplayGuard stores nonces in Redis for 10 minutes. Next: reject timestamps older than "
+     "5 minutes and add the metric webhook_replays_total.",
+     ("api", "security"), ("src/tidewater/api/webhooks.py",),
+     ["continue the work on duplicate partner callback rejection"]),
+    ("task-eta-eval", "task", "low", "Checkpoint: ETA accuracy evaluation",
+     "Backtest on October data: median error 6.5 min, p90 21 min. Next: split by depot and by "
+     "time of day before tuning dwell times.",
+     ("geo",), ("src/tidewater/geo/eta_model.py",),
+     ["how accurate were the arrival predictions in the backtest"]),
+    ("task-csv-dialects", "task", "low", "Checkpoint: CSV dialect detection",
+     "sniff_dialect now handles semicolons and BOMs. Next: decimal commas for German customers.",
+     ("imports",), ("src/tidewater/imports/csv_loader.py",),
+     ["resume the spreadsheet delimiter detection task"]),
+    ("task-hpa-latency", "task", "medium", "Checkpoint: latency-based autoscaling",
+     "Prometheus adapter installed in staging; the HPA reads tidewater_request_p95. Next: load test "
+     "with k6 and set the target at 300 ms.",
+     ("deploy", "scaling"), ("deploy/k8s/api-deployment.yaml",),
+     ["what's next on the autoscaler change"]),
+]
+
+# Gotchas and findings written by hand: paraphrase-heavy.
+GOTCHAS = [
+    ("got-alembic-enum", "gotcha", "high", "Alembic does not see enum value changes",
+     "Adding a value to ShipmentStatus needs a hand-written `ALTER TYPE ... ADD VALUE` migration, "
+     "outside a transaction block (op.execute with autocommit_block).",
+     ("db", "migrations"), ("migrations/**", "src/tidewater/db/models.py"),
+     ["new shipment status value not present in the database after migrate"]),
+    ("got-vite-env", "gotcha", "medium", "Only VITE_ prefixed variables reach the browser",
+     "import.meta.env drops everything else silently, so MAPBOX_TOKEN must be VITE_MAPBOX_TOKEN.",
+     ("frontend", "config"), ("web/vite.config.ts",),
+     ["environment setting is undefined in the frontend"]),
+    ("got-stripe-idempotency", "gotcha", "high", "Stripe idempotency keys expire after 24 h",
+     "capture_payment retries after a day create a second charge. The worker drops capture jobs "
+     "older than 20 h and raises an alert instead.",
+     ("payments", "worker"), ("src/tidewater/billing/stripe_gateway.py",),
+     ["customer billed twice for one order"]),
+    ("got-k8s-readiness", "gotcha", "medium", "Readiness probe must not hit the database",
+     "A DB blip failed every pod's /ready at once and emptied the service. /ready checks the "
+     "process only; /health/deep is for humans.",
+     ("deploy",), ("deploy/k8s/api-deployment.yaml",),
+     ["all pods removed from load balancer during database hiccup"]),
+    ("got-gunicorn-preload", "gotcha", "medium", "gunicorn --preload shares the DB pool across forks",
+     "Engines created at import time are inherited by workers and corrupt connections. "
+     "get_engine() is lazy for this reason; do not call it at module level.",
+     ("db", "deploy"), ("src/tidewater/db/engine.py", "deploy/Dockerfile"),
+     ["SSL error decryption failed bad record mac in api workers"]),
+    ("got-freeze-time", "gotcha", "low", "freeze_time does not freeze the database clock",
+     "now() in Postgres keeps running; tests comparing created_at with a frozen Python clock must "
+     "pass the time explicitly.",
+     ("tests", "time"), ("tests/conftest.py",),
+     ["test fails because server default timestamp differs from faked time"]),
+    ("got-playwright-stripe", "gotcha", "low", "Stripe test card iframe needs frameLocator",
+     "page.fill on the card number fails; use page.frameLocator('iframe[name^=__privateStripe]').",
+     ("tests", "frontend"), ("web/e2e/checkout.spec.ts",),
+     ["end to end test cannot type into the credit card field"]),
+    ("got-redis-keys", "gotcha", "medium", "invalidate_prefix uses SCAN, not KEYS",
+     "KEYS blocked Redis for 4 s at 2M keys and logged everyone out. invalidate_prefix scans in "
+     "batches of 500; never call KEYS in code.",
+     ("cache", "redis"), ("src/tidewater/cache/redis_cache.py",),
+     ["clearing cached entries froze the whole site"]),
+    ("got-csv-bom", "gotcha", "low", "Excel exports start with a BOM",
+     "The first header of CSVs saved by Excel is '\\ufeffreference'; CsvShipmentLoader strips it, "
+     "keep that when refactoring.",
+     ("imports",), ("src/tidewater/imports/csv_loader.py",),
+     ["first column not recognised in uploaded file"]),
+    ("got-map-rerender", "gotcha", "medium", "useLiveDrivers re-renders the whole map every tick",
+     "Memoise the marker layer; without it MapView drops to 10 fps with 300 drivers.",
+     ("frontend", "perf"), ("web/src/components/MapView.tsx",),
+     ["live map is sluggish with many vehicles"]),
+    ("got-oauth-state", "gotcha", "high", "OAuth state must be checked before the code exchange",
+     "handle_oauth_callback compares the state cookie first; exchanging first let a CSRF login "
+     "through in the pentest.",
+     ("auth", "security"), ("src/tidewater/auth/oauth_callback.py",),
+     ["single sign on security issue with the redirect"]),
+    ("got-decimal-json", "gotcha", "medium", "Decimal is not JSON serialisable by default",
+     "The API returns amounts as strings via ShipmentOut's json_encoders; changing to float loses "
+     "precision for JPY-to-EUR conversions.",
+     ("api", "billing"), ("src/tidewater/api/routes/shipments.py",),
+     ["TypeError object of type Decimal when returning a price"]),
+    ("got-terraform-rds", "gotcha", "high", "Changing the RDS parameter group reboots the database",
+     "Static parameters apply only after a reboot, and terraform apply does it immediately when "
+     "apply_immediately = true. Plan it in the maintenance window.",
+     ("infra", "db"), ("deploy/terraform/rds.tf",),
+     ["postgres went down after I changed a setting in infrastructure code"]),
+    ("got-ci-cache", "gotcha", "low", "The CI pip cache key ignores the Python version",
+     "Bumping Python reused wheels built for the old interpreter; the key now includes the "
+     "matrix python-version.",
+     ("ci",), (".github/workflows/ci.yml",),
+     ["pipeline installs wrong wheels after interpreter change"]),
+    ("got-sms-unicode", "gotcha", "medium", "One emoji makes an SMS three times as expensive",
+     "Any non-GSM character switches send_sms to UCS-2 (70 chars a segment). Templates are "
+     "checked by the sms-template lint.",
+     ("notify", "cost"), ("src/tidewater/notify/sms.py",),
+     ["text message bill jumped this month"]),
+]
+
+FINDINGS = [
+    ("fin-search-latency", "finding", "medium", "Search p95 dominated by ts_rank on broad terms",
+     "Queries for 'london' rank 2M rows; limiting the candidate set with a date filter first cut "
+     "p95 from 900 ms to 120 ms.",
+     ("search", "perf"), ("src/tidewater/search/indexer.py",),
+     ["why is looking up shipments by city so slow"]),
+    ("fin-bundle", "finding", "low", "Half the web bundle is the map library",
+     "mapbox-gl is 48% of the main chunk; lazy-loading MapView via manualChunks saves 380 KB on "
+     "the login page.",
+     ("frontend", "perf"), ("web/vite.config.ts", "web/src/components/MapView.tsx"),
+     ["make the first page load faster"]),
+    ("fin-invoice-n1", "finding", "medium", "Invoice PDF generation does one query per line item",
+     "A 900-line invoice took 14 s. selectinload(Invoice.lines) brings it to 0.8 s.",
+     ("billing", "perf"), ("src/tidewater/billing/invoice.py",),
+     ["monthly statement for big accounts times out"]),
+    ("fin-geocode-hit-rate", "finding", "low", "Geocode cache hit rate is 92%",
+     "Most misses are new consignee addresses with typos; normalize_address before lookup would "
+     "raise it to about 96%.",
+     ("geo", "cache"), ("src/tidewater/geo/geocode.py",),
+     ["how effective is caching of address lookups"]),
+    ("fin-worker-memory", "finding", "medium", "Worker memory grows with report exports",
+     "openpyxl keeps every row in memory; write_only=True keeps the export job under 200 MB.",
+     ("worker", "perf"), ("src/tidewater/worker/**",),
+     ["background process killed for using too much RAM while building spreadsheets"]),
+    ("fin-webhook-volume", "finding", "low", "Carrier webhooks peak at 600 per second",
+     "Mostly DHL status pings between 06:00 and 08:00 UTC; the webhook handler must stay under "
+     "5 ms or the queue backs up.",
+     ("api", "perf"), ("src/tidewater/api/webhooks.py",),
+     ["how much traffic do the partner callbacks produce"]),
+]
+
+ALL_SINGLE = DIRECTIVES + DECISIONS + REFERENCES + OPERATIONAL + TASKS + GOTCHAS + FINDINGS

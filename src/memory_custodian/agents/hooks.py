@@ -1,0 +1,272 @@
+"""`memory-custodian hook EVENT`: push memory into an agent's context at the moments that matter.
+
+Agents rarely ask for memory on their own, so the host's hooks bring it: the context pack at
+session start, the top matching notes on each prompt, the gotchas of a file about to be touched.
+A hook must never break the agent's session: any error is one line on stderr and exit 0. It
+must be cheap: this module imports neither click nor mcp, and `python -m memory_custodian hook`
+reaches `main` without loading the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .fence import DATA_NOTICE, fence
+from .hosts import HOSTS, parse_event, project_relative, render_output
+
+TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
+MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
+START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
+PROMPT_LINES = 5
+FILE_NOTES = 5
+FILE_SCAN = 50  # gotchas fetched per file hook, before dedup
+DEFAULT_TASK = "implementation"
+RECALL_POINTER = ("More memory: `memory_recall` (MCP) or `memory-custodian recall QUERY`; full text: "
+                  "`memory_expand` or `memory-custodian expand ID`.")
+
+# Agents rarely write notes unprompted: the pack ends by saying how.
+REMEMBER_POINTER = ("Record what the next session must know (a trap tied to files, a finding, a task checkpoint): "
+                    "`memory_remember` (MCP) or `memory-custodian remember --actor agent TEXT`.")
+
+USAGE = ("usage: memory-custodian hook [--host claude|codex|gemini] [--project-root DIR] "
+         "[--memory-dir DIR] [--task TASK] EVENT  (host JSON on stdin)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for the fast path; always returns 0 (fail open) except for a usage error."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    options = {"--host": "claude", "--project-root": None, "--memory-dir": None, "--task": None}
+    event = None
+    while args:
+        arg = args.pop(0)
+        key, eq, value = arg.partition("=")
+        if key in options:
+            if not eq:
+                if not args:
+                    sys.stderr.write(f"{USAGE}\n")
+                    return 2
+                value = args.pop(0)
+            options[key] = value
+        elif arg.startswith("-") or event is not None:
+            sys.stderr.write(f"{USAGE}\n")
+            return 2
+        else:
+            event = arg
+    if event is None or options["--host"] not in HOSTS:
+        sys.stderr.write(f"{USAGE}\n")
+        return 2
+    host = options["--host"]
+    try:
+        raw = sys.stdin.read()
+        out = run_hook(host, event, raw, project_root=options["--project-root"],
+                       memory_dir=options["--memory-dir"], task=options["--task"])
+    except Exception as exc:  # fail open: the agent's session matters more than its memory
+        sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
+        out = render_output(host, event, "") if event else ""
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    from ..errors import CustodianError
+
+    if isinstance(exc, CustodianError):
+        return exc.one_line()
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
+
+
+def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=None, task=None,
+             now: float | None = None) -> str:
+    """Handle one hook call; returns what to print on stdout (possibly nothing)."""
+    import json
+
+    from ..errors import InvalidInput
+
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        raise InvalidInput(f"hook input is not JSON ({exc})") from exc
+    hook = parse_event(host, event, payload)
+    memory = _open_memory(project_root, memory_dir, hook.cwd)
+    if memory is None:
+        return render_output(host, hook.event, "")  # no memory folder here: nothing to add
+    from .sessions import open_session
+
+    with open_session(memory.memory_dir, hook.session_id) as state:
+        if hook.action == "start":
+            context = _on_start(memory, state, task or DEFAULT_TASK)
+        elif hook.action == "prompt":
+            context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now)
+        elif hook.action == "file":
+            paths = project_relative(hook.paths, memory.root, hook.cwd)
+            if host == "codex":  # words of a shell command: only real files count
+                paths = [p for p in paths if (Path(memory.root) / p).is_file()]
+            context = _on_file(memory, state, paths)
+        else:
+            # After compaction the host's context no longer holds what we sent: send it again.
+            state.forget_injected()
+            state.data["repack"] = True
+            context = ""
+    return render_output(host, hook.event, context)
+
+
+def _open_memory(project_root, memory_dir, cwd):
+    from ..memory import Memory
+    from ..project import DEFAULT_MEMORY_DIR, find_project_root
+
+    if project_root is None:
+        start = cwd or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        project_root = find_project_root(start, memory_dir or DEFAULT_MEMORY_DIR)
+    memory = Memory.open(project_root, memory_dir)
+    if not (Path(memory.memory_dir) / "manifest.md").is_file():
+        return None
+    return memory
+
+
+# ---- session start: the context pack ---------------------------------------------------------
+
+def _on_start(memory, state, task: str) -> str:
+    from .sessions import prune_sessions
+
+    prune_sessions(memory.memory_dir)
+    state.forget_injected()
+    state.new_turn()
+    state.data["repack"] = False
+    return _pack_block(memory, state, task)
+
+
+def _pack_block(memory, state, task: str) -> str:
+    text, shown = context_pack(memory, task=task)
+    body = _cap(text, START_MAX_CHARS - 600)
+    for note_id, version, full in shown:
+        if f"#{note_id}" in body:  # a note the cap cut off was not shown
+            state.mark(note_id, version, full=full)
+    return (f"memory-custodian · context pack (task: {task}) · {DATA_NOTICE}\n{fence(body)}\n{RECALL_POINTER}\n"
+            f"{REMEMBER_POINTER}")
+
+
+def context_pack(memory, *, task: str, paths=(), query=None) -> tuple[str, list[tuple[str, str, bool]]]:
+    """The rendered pack and (note id, last event, shown in full) for every ledger note in it."""
+    result = memory.read(task, paths=tuple(paths), query=query)
+    shown: dict[str, bool] = {}
+    for section in getattr(result, "sections", ()):
+        full = "recall" not in section.name.lower()  # the recall section shows index lines only
+        for note_id in section.note_ids:
+            shown[note_id] = shown.get(note_id, False) or full
+    versions = {item["id"]: item["note"]["last_event"] for item in memory.expand(list(shown))} if shown else {}
+    return result.rendered, [(i, versions.get(i, ""), full) for i, full in shown.items()]
+
+
+# ---- prompt: the top index lines above the relevance floor -------------------------------------
+
+def _on_prompt(memory, state, prompt: str, task: str, now) -> str:
+    state.keep_message(prompt, now)
+    state.new_turn()
+    blocks: list[str] = []
+    if state.data.get("repack"):
+        state.data["repack"] = False
+        blocks.append(_pack_block(memory, state, task))
+    if prompt.strip():
+        lines_block = _prompt_lines(memory, state, prompt)
+        if lines_block:
+            blocks.append(lines_block)
+    return "\n\n".join(blocks)
+
+
+def _prompt_lines(memory, state, prompt: str) -> str:
+    from ..tokens import estimate_tokens
+    from .recall_view import index_line, relevant_hits
+
+    hits, below = relevant_hits(memory, prompt, limit=PROMPT_LINES)
+    fresh = [h for h in hits if not state.seen(h.note.id, h.note.last_event)]
+    repeated = len(hits) - len(fresh)
+    lines: list[str] = []
+    left = state.budget_left(TURN_BUDGET_TOKENS)
+    over = 0
+    for hit in fresh:
+        line = index_line(hit.note)
+        cost = estimate_tokens(line)
+        if cost > left:
+            over += 1
+            continue
+        left -= cost
+        lines.append(line)
+        state.mark(hit.note.id, hit.note.last_event)
+        state.spend(cost)
+    if not lines:
+        return ""
+    tail = []
+    if repeated:
+        tail.append(f"{repeated} already shown this session")
+    if over:
+        tail.append(f"{over} left out by this turn's memory budget")
+    if below:
+        tail.append(f"{below} more matched below the relevance floor")
+    footer = ("; ".join(tail) + " — `memory_recall` to see them.") if tail else ""
+    head = f"memory-custodian · notes that match this prompt (titles only) · {DATA_NOTICE}"
+    return "\n".join(x for x in (head, fence("\n".join(lines)), footer, RECALL_POINTER.split(";")[1].strip()) if x)
+
+
+# ---- file about to be touched: its gotchas in full ---------------------------------------------
+
+def _on_file(memory, state, paths: list[str]) -> str:
+    if not paths:
+        return ""
+    # An agent reads a file, then edits it, then edits it again: when nothing changed in the
+    # ledger since everything for these paths was shown, skip the query altogether.
+    signature = _ledger_signature(memory)
+    quiet = state.data.setdefault("quiet_paths", {})
+    if all(quiet.get(p) == signature for p in paths):
+        return ""
+    from ..tokens import estimate_tokens
+    from .recall_view import note_text, path_notes
+
+    notes, below = path_notes(memory, paths, limit=FILE_SCAN)
+    fresh = [n for n in notes if not state.seen(n.id, n.last_event, full=True)]
+    blocks: list[str] = []
+    left = state.budget_left(TURN_BUDGET_TOKENS)
+    over = 0
+    for note in fresh[:FILE_NOTES]:
+        text = note_text(note)
+        cost = estimate_tokens(text)
+        if cost > left:
+            over += 1
+            continue
+        left -= cost
+        blocks.append(text)
+        state.mark(note.id, note.last_event, full=True)
+        state.spend(cost)
+    over += max(0, len(fresh) - FILE_NOTES) + below
+    if not over:
+        quiet.update({p: signature for p in paths})
+    if not blocks:
+        return ""
+    head = (f"memory-custodian · gotchas recorded for {', '.join(paths[:3])}"
+            f"{' and more' if len(paths) > 3 else ''} · {DATA_NOTICE}")
+    body = _cap("\n\n".join(blocks), MAX_CONTEXT_CHARS - 600)
+    footer = (f"{over} more left out by this turn's memory budget — `memory_recall` with --path to see them."
+              if over else "")
+    return "\n".join(x for x in (head, fence(body), footer) if x)
+
+
+def _ledger_signature(memory) -> str:
+    """Names, sizes and mtimes of the ledger shards: any write changes it."""
+    try:
+        with os.scandir(Path(memory.memory_dir) / "ledger") as entries:
+            shards = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries
+                            if e.name.endswith(".jsonl"))
+    except FileNotFoundError:
+        return "no-ledger"
+    return ";".join(f"{name}:{size}:{mtime}" for name, size, mtime in shards)
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    cut = cut if cut > limit // 2 else limit
+    return text[:cut] + f"\n… cut at {limit} characters: run `memory-custodian read` for the whole pack"

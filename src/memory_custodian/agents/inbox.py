@@ -1,0 +1,55 @@
+"""`memory_propose`: an agent's candidate for the curated tier goes to `inbox.md`, nowhere else.
+
+Curated files are the rules people review; an agent may only suggest. The inbox is the one
+curated file the MCP server writes, and only by adding a dated item a person then accepts or
+drops (`memory-custodian add` / `forget`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..errors import InvalidInput
+
+MAX_PROPOSAL_CHARS = 600
+INBOX_HEADER = "# Memory Inbox\n\nEntries are newest first.\n"
+
+
+def clean_proposal(text: str) -> str:
+    one_line = " ".join(str(text or "").split())
+    if not one_line:
+        raise InvalidInput("a proposal needs text: say the rule or fact in one or two sentences")
+    if len(one_line) > MAX_PROPOSAL_CHARS:
+        raise InvalidInput(f"a proposal is at most {MAX_PROPOSAL_CHARS} characters ({len(one_line)} given); "
+                           "shorten it, or record the detail with memory_remember and propose the rule")
+    return one_line
+
+
+def propose(memory, text: str) -> dict:
+    """Add `text` as today's newest inbox item; returns {"file", "item", "date"}."""
+    item = clean_proposal(text)
+    from ..secrets import refuse_secrets
+
+    refuse_secrets(item, "the proposal")
+    add = getattr(memory, "add", None)
+    if add is not None and "type" in inspect.signature(add).parameters:
+        # The curated write path owns inbox formatting when it is there.
+        add(item, type="inbox")
+        from ..curated.entries import today
+
+        return {"date": today(), "file": "inbox.md", "item": item}
+    return _append_inbox(memory, item)
+
+
+def _append_inbox(memory, item: str) -> dict:
+    from ..curated.entries import NO_CANDIDATES, prepend_dated_item, today
+    from ..fsutil import atomic_write, project_lock, read_utf8
+    from ..project import require_memory_dir
+
+    memory_dir = require_memory_dir(memory.memory_dir)
+    path = memory_dir / "inbox.md"
+    date = today()
+    with project_lock(memory_dir):
+        current = read_utf8(path) if path.is_file() else INBOX_HEADER
+        atomic_write(path, prepend_dated_item(current, date, item, drop_line=NO_CANDIDATES))
+    return {"date": date, "file": "inbox.md", "item": item}

@@ -1,0 +1,162 @@
+"""What the hooks and the MCP tools show of the ledger: the same lines, the same frames.
+
+Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .fence import provenance_frame, state_frame
+
+# A prompt hook line must earn its place: its score is at least this share of the best one's,
+# and it shares enough of the prompt's words.
+RELATIVE_FLOOR = 0.35
+MIN_SHARED_TERMS = 2
+
+
+@dataclass
+class Hit:
+    note: object
+    score: float
+
+
+def _raw_hits(result) -> list:
+    for attr in ("hits", "items", "results", "notes"):
+        value = getattr(result, attr, None)
+        if value is not None:
+            return list(value)
+    return list(result)
+
+
+def hits_of(result) -> list[Hit]:
+    out = []
+    for item in _raw_hits(result):
+        note = getattr(item, "note", item)
+        score = getattr(item, "score", None)
+        out.append(Hit(note, float(score) if score is not None else 0.0))
+    return out
+
+
+def _terms(text: str) -> set[str]:
+    from ..ledger.ranking import query_terms
+
+    return {t[:6] for t in query_terms(text)}
+
+
+MAX_QUERY_TERMS = 6
+
+
+def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
+    """A long prompt ORs every word and matches half the ledger; its longest words are the most
+    telling (a cheap stand-in for rarity) and keep the hook fast."""
+    from ..ledger.ranking import query_terms
+
+    terms = query_terms(prompt)
+    if len(terms) <= max_terms:
+        return prompt
+    keep = sorted(range(len(terms)), key=lambda i: (-len(terms[i]), i))[:max_terms]
+    return " ".join(terms[i] for i in sorted(keep))
+
+
+def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
+    """The top notes for a prompt that clear the relevance floor, and how many matched below it."""
+    result = memory.recall(focus_query(prompt), limit=limit * 2)
+    hits = hits_of(result)
+    if not hits:
+        return [], 0
+    wanted = _terms(prompt)
+    need = min(MIN_SHARED_TERMS, len(wanted))
+    top = max(h.score for h in hits)
+    kept = []
+    for hit in hits:
+        n = hit.note
+        shared = wanted & _terms(" ".join([n.title, n.body, *n.tags, *n.paths]))
+        if len(shared) >= need and (top <= 0 or hit.score >= RELATIVE_FLOOR * top):
+            kept.append(hit)
+    below = len(hits) - len(kept[:limit]) + int(getattr(result, "below_cutoff", 0) or 0)
+    return kept[:limit], below
+
+
+def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int]:
+    """Active gotchas anchored to any of `paths` (by priority then recency), and how many more
+    matched beyond `limit`."""
+    result = memory.recall(None, kinds=("gotcha",), paths=tuple(paths), limit=limit)
+    return [h.note for h in hits_of(result)], int(getattr(result, "below_cutoff", 0) or 0)
+
+
+def index_line(note, state: str | None = None) -> str:
+    """`[#id] kind/priority · title · date · who recorded it`, plus the state when not active."""
+    date = (note.created_at or "")[:10]
+    state = state or note.state
+    state = state if state != "active" else ""
+    extra = f" · {state_frame(state)}" if state else ""
+    return f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {date} · {provenance_frame(note.provenance)}{extra}"
+
+
+def note_text(note) -> str:
+    """One note in full: its index line, anchors, the user's words if bound, then its body."""
+    lines = [index_line(note)]
+    if note.tags:
+        lines.append("tags: " + ", ".join(note.tags))
+    if note.paths:
+        lines.append("paths: " + ", ".join(note.paths))
+    if note.quote:
+        lines.append(f"user's words: \u201c{note.quote}\u201d")
+    lines.append(note.body.strip())
+    return "\n".join(lines)
+
+
+def read_pack_for(memory, *, task: str, areas=(), paths=(), query=None) -> dict:
+    result = memory.read(task, areas=tuple(areas), paths=tuple(paths), query=query)
+    ids = [i for s in result.sections for i in s.note_ids]
+    return {"note_ids": ids, "rendered": result.rendered}
+
+
+def render_recall(result) -> tuple[str, dict]:
+    """Index lines framed by who recorded each note, then what was not shown (never silent)."""
+    hits = list(result.hits)
+    lines = [index_line(h.note, getattr(h, "state", None)) for h in hits]
+    if not hits:
+        lines.append("(no notes matched)" if result.query else "(no notes)")
+    lines.append(result.footer())
+    return "\n".join(lines), result.to_dict()
+
+
+def render_expand(memory, items) -> tuple[str, dict]:
+    texts, ids = [], []
+    for item in items:
+        if isinstance(item, dict):
+            text = item.get("text") or item.get("rendered")
+            ids.append(item.get("id"))
+            texts.append(text if isinstance(text, str) else note_text(memory.note(item["id"])))
+        else:
+            ids.append(item.id)
+            texts.append(note_text(item))
+    return "\n\n".join(texts), {"ids": ids, "notes": [i for i in items if isinstance(i, dict)]}
+
+
+def render_history(events: list[dict]) -> str:
+    lines = []
+    for ev in events:
+        what = ev.get("op", "?")
+        extra = ""
+        if ev.get("by"):
+            extra = f" by #{ev['by']}"
+        if ev.get("to"):
+            extra = f" to {ev['to']}"
+        why = f" — {ev['reason']}" if ev.get("reason") else ""
+        lines.append(f"{ev.get('at', '')} {what}{extra} ({ev.get('actor', '?')}){why}")
+    return "\n".join(lines) or "no events"
+
+
+def render_written(note, binding, verb: str) -> tuple[str, dict]:
+    frame = provenance_frame(note.provenance)
+    text = f"{verb} #{note.id} ({note.kind}/{note.priority}, {note.provenance}: {frame})"
+    if binding.quote and note.provenance == "user-stated":
+        text += f"\nbound to the user's words: \u201c{binding.quote}\u201d"
+    if binding.refused_reason:
+        text += f"\n{binding.refused_reason}; the note was stored at agent provenance"
+    data = {"id": note.id, "provenance": note.provenance, "quote": note.quote,
+            "quote_refused": binding.refused_reason}
+    return text, data

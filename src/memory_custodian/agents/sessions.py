@@ -1,0 +1,180 @@
+"""Per-session hook state under `.cache/sessions/`: what was injected, the turn's budget, and the
+user's last message.
+
+Each host session gets one small JSON file (owner-only; the user's words are private), named by
+a hash of the session id so no id can reach outside the folder. Hooks for one session can run
+concurrently (parallel tool calls), so a read-modify-write holds a lock on that session only:
+the project lock would make every prompt wait behind a ledger rebuild.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+
+from ..fsutil import atomic_write, ensure_cache_dir
+
+SESSIONS_DIR = "sessions"
+LAST_MESSAGE_TTL_S = 600  # the user's last message is kept 10 minutes for quote binding
+SESSION_TTL_S = 7 * 24 * 3600  # idle session files are pruned after a week
+STATE_VERSION = 1
+
+
+def sessions_dir(memory_dir: Path) -> Path:
+    cache = ensure_cache_dir(Path(memory_dir))
+    directory = cache / SESSIONS_DIR
+    if not directory.is_dir():
+        directory.mkdir(mode=0o700, exist_ok=True)
+    return directory
+
+
+_SAFE_ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def session_key(session_id: str) -> str:
+    """A file name for the session: the id itself when it is a plain token (hosts send UUIDs),
+    else a hash of it, so no id can name a path outside the folder."""
+    if 0 < len(session_id) <= 64 and set(session_id) <= _SAFE_ID:
+        return "s-" + session_id
+    import hashlib
+
+    return "h-" + hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def _empty() -> dict:
+    return {"v": STATE_VERSION, "injected": {}, "turn": 0, "turn_tokens": 0, "repack": False,
+            "last_message": None, "updated": 0.0}
+
+
+class SessionState:
+    """The state of one host session; mutate `data`, it is saved when the block exits."""
+
+    def __init__(self, path: Path, data: dict):
+        self.path = path
+        self.data = data
+
+    # -- dedup: each note at most once per session unless it changed -------------------------
+    # A title line does not stand in for the full text: a note first seen as a line in a prompt
+    # hook is still shown in full when its file is touched.
+    def seen(self, note_id: str, version: str, *, full: bool = False) -> bool:
+        entry = self.data["injected"].get(note_id)
+        if not isinstance(entry, list) or len(entry) != 2 or entry[0] != version:
+            return False
+        return entry[1] == "full" or not full
+
+    def mark(self, note_id: str, version: str, *, full: bool = False) -> None:
+        if full or not self.seen(note_id, version):
+            self.data["injected"][note_id] = [version, "full" if full else "line"]
+
+    def forget_injected(self) -> None:
+        """After a compaction or a fresh start the host's context no longer holds what we sent."""
+        self.data["injected"] = {}
+        self.data["quiet_paths"] = {}
+
+    # -- per-turn budget ---------------------------------------------------------------------
+    def new_turn(self) -> None:
+        self.data["turn"] += 1
+        self.data["turn_tokens"] = 0
+
+    def budget_left(self, turn_budget: int) -> int:
+        return max(0, turn_budget - int(self.data.get("turn_tokens", 0)))
+
+    def spend(self, tokens: int) -> None:
+        self.data["turn_tokens"] = int(self.data.get("turn_tokens", 0)) + tokens
+
+    # -- the user's last message -------------------------------------------------------------
+    def keep_message(self, text: str, now: float | None = None) -> None:
+        from .quotes import MAX_MESSAGE_CHARS
+
+        if not text.strip():
+            return
+        self.data["last_message"] = {"text": text[:MAX_MESSAGE_CHARS], "at": time.time() if now is None else now}
+
+
+def _load(path: Path) -> dict:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _empty()
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return _empty()  # a cache file: a broken one is rebuilt, never trusted
+    if not isinstance(data, dict) or data.get("v") != STATE_VERSION:
+        return _empty()
+    base = _empty()
+    base.update(data)
+    if not isinstance(base["injected"], dict):
+        base["injected"] = {}
+    return base
+
+
+@contextlib.contextmanager
+def open_session(memory_dir: Path, session_id: str):
+    """Load, lock and (on a clean exit) save the state of `session_id`."""
+    import fcntl
+
+    directory = sessions_dir(memory_dir)
+    key = session_key(session_id or "no-session")
+    path = directory / f"{key}.json"
+    fd = os.open(directory / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        state = SessionState(path, _load(path))
+        before = json.dumps(state.data, sort_keys=True)
+        message = state.data.get("last_message")
+        if isinstance(message, dict) and time.time() - float(message.get("at") or 0) > LAST_MESSAGE_TTL_S:
+            state.data["last_message"] = None  # the user's words are kept no longer than needed
+        yield state
+        if json.dumps(state.data, sort_keys=True) != before:
+            state.data["updated"] = time.time()
+            atomic_write(path, json.dumps(state.data, sort_keys=True, ensure_ascii=False), mode=0o600)
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def recent_user_messages(memory_dir: Path, *, now: float | None = None,
+                         ttl: float = LAST_MESSAGE_TTL_S) -> list[str]:
+    """The last user message of every session from the last `ttl` seconds, newest first.
+
+    The MCP server cannot tell which host session called it, so any recent message counts:
+    each one is still something a user of this project said verbatim.
+    """
+    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
+    if not directory.is_dir():
+        return []
+    now = time.time() if now is None else now
+    found: list[tuple[float, str]] = []
+    for path in directory.glob("*.json"):
+        message = _load(path).get("last_message")
+        if not isinstance(message, dict):
+            continue
+        at = message.get("at")
+        text = message.get("text")
+        if isinstance(at, (int, float)) and isinstance(text, str) and 0 <= now - at <= ttl:
+            found.append((float(at), text))
+    found.sort(key=lambda item: (-item[0], item[1]))
+    return [text for _, text in found]
+
+
+def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = SESSION_TTL_S) -> int:
+    """Delete session files idle for longer than `ttl`; returns how many were removed."""
+    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
+    if not directory.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    removed = 0
+    for path in directory.iterdir():
+        if path.suffix not in (".json", ".lock"):
+            continue
+        try:
+            if now - path.stat().st_mtime > ttl:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue
+    return removed

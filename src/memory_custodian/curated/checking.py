@@ -1,0 +1,280 @@
+"""`check` (validate the whole curated folder, one finding a line) and `status` (one screen a person reads).
+
+Finding codes, problems (exit 1): core-missing, manifest-invalid, route-missing, route-escapes,
+index-missing, not-indexed, over-budget, oversized-entry, unclosed-fence, not-utf8,
+protocol-missing, protocol-unsupported. Warnings (reported, exit 0): uncurated-brief, long-entry,
+unused-task-heading, duplicate-task-heading, manifest-ignored-line, cache-gitignore-missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import CustodianError
+from .manifest import CANONICAL_TASKS, TASK_KEYWORDS, Manifest, default_budget
+from .templates import CORE_FILES
+
+PROBLEM, WARNING = "problem", "warning"
+SUPPORTED_PROTOCOLS = ("0.5",)
+DECISION_ENTRY_BUDGET = 120  # MemoryCustodian's soft limit for one decision
+_TEMPLATE_BRIEF_MARKERS = (
+    "Replace this paragraph with what the project is",
+    "This project uses MemoryCustodian to maintain local, plain-text project memory.",
+)
+
+
+@dataclass
+class Finding:
+    severity: str
+    code: str
+    file: str  # relative to the project root
+    line: int | None
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
+                "message": self.message}
+
+    def one_line(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.severity}: {self.code}: {self.message}"
+
+
+@dataclass
+class CheckResult:
+    memory_dir: str
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
+
+    @property
+    def problems(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == PROBLEM]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {"memory_dir": self.memory_dir, "ok": self.ok, "files_checked": self.files_checked,
+                "problems": len(self.problems), "warnings": len(self.findings) - len(self.problems),
+                "findings": [f.to_dict() for f in self.findings]}
+
+
+def _memory_files(memory_dir: Path) -> list[str]:
+    import os
+
+    names = []
+    for folder in ("", "rules", "profiles", "areas", "archive"):
+        directory = memory_dir / folder if folder else memory_dir
+        try:
+            entries = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".md"))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        names.extend(f"{folder}/{e}" if folder else e for e in entries)
+    return names
+
+
+def check_memory(memory) -> CheckResult:
+    from ..fsutil import read_utf8
+    from ..project import require_memory_dir
+    from .manifest import parse_manifest
+    from .units import pack, split_units
+
+    memory_dir = require_memory_dir(memory.memory_dir)
+    rel = memory_dir.relative_to(memory.root).as_posix()
+    result = CheckResult(rel)
+    add = result.findings.append
+
+    def f(name: str) -> str:
+        return f"{rel}/{name}"
+
+    for name in CORE_FILES:
+        if not (memory_dir / name).is_file():
+            add(Finding(PROBLEM, "core-missing", f(name), None, "core file is missing — run `memory-custodian init` to recreate it"))
+
+    texts: dict[str, str] = {}
+    for name in _memory_files(memory_dir):
+        result.files_checked += 1
+        try:
+            texts[name] = read_utf8(memory_dir / name)
+        except CustodianError as exc:
+            add(Finding(PROBLEM, "not-utf8", f(name), exc.line, exc.message))
+            continue
+        document = split_units(texts[name])
+        if document.unclosed_fence_line is not None:
+            add(Finding(PROBLEM, "unclosed-fence", f(name), document.unclosed_fence_line,
+                        "code fence is never closed; the rest of the file is read as code — close it"))
+
+    manifest: Manifest | None = None
+    if "manifest.md" in texts:
+        try:
+            manifest = parse_manifest(texts["manifest.md"], f("manifest.md"))
+        except CustodianError as exc:
+            add(Finding(PROBLEM, "manifest-invalid", f("manifest.md"), exc.line, exc.message))
+
+    if manifest is not None:
+        _check_manifest(manifest, memory_dir, texts, add, f)
+    for name, text in texts.items():
+        if name.startswith("archive/") or name == "manifest.md":
+            continue
+        budget = manifest.budget_for(name) if manifest is not None else default_budget(name)
+        packed = pack(text, budget)
+        if packed.oversized:
+            unit = packed.chosen[0] if packed.chosen else None
+            line = unit.start_line if unit else 1
+            add(Finding(PROBLEM, "oversized-entry", f(name), line,
+                        f"one entry is larger than the whole {budget}-token budget; split or shorten it"))
+        elif packed.omitted:
+            lead = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
+            add(Finding(PROBLEM, "over-budget", f(name), packed.omitted[0].start_line + lead,
+                        f"{_file_tokens(text)} tokens against a {budget}-token budget: "
+                        f"{len(packed.omitted)} entr{'y' if len(packed.omitted) == 1 else 'ies'} from this line on would be omitted — "
+                        f"run `memory-custodian compact --target {name}` or raise the budget"))
+        if name == "decisions.md":
+            from ..tokens import estimate_tokens
+
+            for unit in split_units(text).units:
+                if unit.kind == "section" and estimate_tokens(unit.text) > DECISION_ENTRY_BUDGET:
+                    add(Finding(WARNING, "long-entry", f(name), unit.start_line,
+                                f"decision {unit.heading!r} is {estimate_tokens(unit.text)} tokens (> {DECISION_ENTRY_BUDGET}); keep decisions short"))
+    brief = texts.get("brief.md")
+    if brief is not None and any(marker in brief for marker in _TEMPLATE_BRIEF_MARKERS):
+        add(Finding(WARNING, "uncurated-brief", f("brief.md"), 1,
+                    "brief.md is still the template; describe the project so every task starts from it"))
+    if not (memory_dir / ".cache" / ".gitignore").is_file():
+        add(Finding(WARNING, "cache-gitignore-missing", f(".cache/.gitignore"), None,
+                    "the derived cache is not git-ignored — run `memory-custodian init` to add it"))
+    result.findings.sort(key=lambda x: (x.file, x.line or 0, x.code, x.message))
+    return result
+
+
+def _file_tokens(text: str) -> int:
+    from ..tokens import estimate_tokens
+
+    return estimate_tokens(text.strip())
+
+
+def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -> None:
+    mpath = f("manifest.md")
+    version = manifest.metadata.get("protocol_version")
+    if version is None:
+        add(Finding(PROBLEM, "protocol-missing", mpath, None,
+                    "no `## MemoryCustodian Protocol` section with `- protocol_version: 0.5`; add it"))
+    elif version not in SUPPORTED_PROTOCOLS:
+        add(Finding(PROBLEM, "protocol-unsupported", mpath, None,
+                    f"protocol_version {version} is not supported (this build reads {', '.join(SUPPORTED_PROTOCOLS)})"))
+    for line, message in manifest.warnings:
+        add(Finding(WARNING, "manifest-ignored-line", mpath, line, message))
+    seen_tasks: dict[str, int] = {}
+    for section in manifest.task_sections:
+        heading = section.heading.casefold()
+        served = [t for t in CANONICAL_TASKS if any(k in heading for k in TASK_KEYWORDS[t])]
+        if not served:
+            add(Finding(WARNING, "unused-task-heading", mpath, section.line,
+                        f"`### {section.heading}` matches no task ({', '.join(CANONICAL_TASKS[1:])}); its routes never load"))
+        for task in served:
+            if task in seen_tasks:
+                add(Finding(WARNING, "duplicate-task-heading", mpath, section.line,
+                            f"{task} is already served by the heading on line {seen_tasks[task]}; this one is never used for it"))
+            else:
+                seen_tasks[task] = section.line
+    base = memory_dir.resolve()
+    routes = list(manifest.always) + [r for s in manifest.task_sections for r in s.routes]
+    for route in routes:
+        path = memory_dir.joinpath(*route.module.split("/"))
+        if base not in path.resolve().parents:
+            add(Finding(PROBLEM, "route-escapes", mpath, route.line,
+                        f"{route.module} leaves the memory folder through a symlink; replace the link with a real file"))
+        elif route.required and not path.is_file():
+            add(Finding(PROBLEM, "route-missing", mpath, route.line,
+                        f"required route {route.module} does not exist; create it or move it under `Load if present:`"))
+    indexed = set()
+    for entry in manifest.index:
+        indexed.add(entry.module)
+        if not (memory_dir / entry.module).is_file():
+            add(Finding(PROBLEM, "index-missing", mpath, entry.line,
+                        f"{entry.module} is in the module index but does not exist; create it or remove the entry"))
+    routed = set(manifest.all_routed_modules())
+    for name in texts:
+        folder = name.split("/", 1)[0] if "/" in name else ""
+        if folder in ("rules", "profiles", "areas") and not name.endswith("/README.md"):
+            if name not in indexed and name not in routed:
+                add(Finding(PROBLEM, "not-indexed", f(name), None,
+                            f"optional module is not in the manifest's module index, so nothing can load it — "
+                            f"run `memory-custodian enable {name[:-3]}` or list it under `### Enabled {folder}`"))
+
+
+@dataclass
+class FileStatus:
+    name: str
+    tokens: int
+    budget: int | None
+    entries: int
+    kind: str
+    over_budget: bool
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "tokens": self.tokens, "budget": self.budget, "entries": self.entries,
+                "kind": self.kind, "over_budget": self.over_budget}
+
+
+@dataclass
+class StatusResult:
+    memory_dir: str
+    protocol_version: str | None
+    files: list[FileStatus]
+    inbox_items: int
+    archive_files: int
+    missing_core: list[str]
+
+    def to_dict(self) -> dict:
+        return {"memory_dir": self.memory_dir, "protocol_version": self.protocol_version,
+                "files": [x.to_dict() for x in self.files], "inbox_items": self.inbox_items,
+                "archive_files": self.archive_files, "missing_core": self.missing_core}
+
+    def text(self) -> str:
+        out = [f"memory: {self.memory_dir} (protocol {self.protocol_version or 'unknown'})"]
+        width = max([len(x.name) for x in self.files] + [4])
+        out.append(f"{'file'.ljust(width)}  {'tokens':>6}  {'budget':>6}  {'entries':>7}")
+        for x in self.files:
+            budget = str(x.budget) if x.budget is not None else "-"
+            flag = "  OVER BUDGET" if x.over_budget else ""
+            out.append(f"{x.name.ljust(width)}  {x.tokens:>6}  {budget:>6}  {x.entries:>7}{flag}")
+        for name in self.missing_core:
+            out.append(f"{name.ljust(width)}  missing (core file) — run `memory-custodian init`")
+        out.append(f"inbox: {self.inbox_items} candidate{'s' if self.inbox_items != 1 else ''}"
+                   f" · archive: {self.archive_files} file{'s' if self.archive_files != 1 else ''}")
+        return "\n".join(out) + "\n"
+
+
+def status_memory(memory) -> StatusResult:
+    from ..fsutil import read_utf8
+    from ..project import require_memory_dir
+    from ..tokens import estimate_tokens
+    from .manifest import parse_manifest
+    from .units import split_units
+
+    memory_dir = require_memory_dir(memory.memory_dir)
+    manifest = parse_manifest(read_utf8(memory_dir / "manifest.md"), str(memory_dir / "manifest.md"))
+    files = []
+    archive = 0
+    inbox_items = 0
+    for name in _memory_files(memory_dir):
+        if name.startswith("archive/"):
+            archive += name != "archive/README.md"
+            continue
+        if name.endswith("README.md"):
+            continue
+        text = read_utf8(memory_dir / name)
+        document = split_units(text.strip())
+        tokens = estimate_tokens(text.strip())
+        budget = manifest.budget_for(name)
+        entries = len(document.units) if document.mode in ("section", "bullet") else 0
+        if name == "inbox.md":
+            inbox_items = entries
+        files.append(FileStatus(name, tokens, budget, entries, document.mode,
+                                budget is not None and tokens > budget))
+    missing = [n for n in CORE_FILES if not (memory_dir / n).is_file()]
+    return StatusResult(memory_dir.relative_to(memory.root).as_posix(), manifest.metadata.get("protocol_version"),
+                        files, inbox_items, archive, missing)

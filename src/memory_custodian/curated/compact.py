@@ -1,0 +1,259 @@
+"""`compact`: the mechanical part of memory maintenance, never the semantic part.
+
+What a program can decide safely it does: drop exact duplicate bullets and inbox items, drop inbox
+items a tombstone already rules out, and (only with `--archive-oldest`) move the oldest complete
+entries of an over-budget decisions or changelog file to `archive/<file>-<date>.md`. What needs
+judgment it lists: the remaining inbox candidates, and which entries an archive would move.
+One pass over each file, so 4,000 decisions compact in milliseconds.
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidInput
+from ..tokens import estimate_tokens
+from . import index_edit
+from .entries import NO_CANDIDATES, module_template, prepend_dated_item
+from .files import curated_files
+from .forget import topic_pattern
+from .manifest import parse_manifest
+from .plans import Plan, Reader
+from .units import make_unit, serialize, split_units
+
+BULLET_FILES = ("constraints.md", "preferences.md")
+ARCHIVE_FILES = ("decisions.md", "changelog.md")
+ARCHIVE_REASON = ("Active memory exceeded its context budget; older complete entries were moved to "
+                  "explicit-only archive.")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def validate_target(target: str) -> str:
+    raw = target.strip().replace("\\", "/")
+    while raw.startswith("./"):
+        raw = raw[2:]
+    parts = raw.split("/")
+    if not raw or raw.startswith("/") or any(p in ("", ".", "..") for p in parts) or not raw.endswith(".md"):
+        raise InvalidInput(f"--target {target!r} must be a .md file inside the memory folder, such as decisions.md")
+    if parts[0] in (".cache", "ledger", "archive") or raw == "manifest.md":
+        raise InvalidInput(f"--target {target!r} is not a curated file compact can change")
+    return raw
+
+
+def dedupe_bullets(text: str) -> tuple[str, list[str]]:
+    """Drop repeated top-level bullets (whitespace-insensitive), keeping the first; also inside H2 sections."""
+    doc = split_units(text)
+    seen: set[str] = set()
+    dropped: list[str] = []
+
+    def dedupe(units):
+        kept = []
+        for unit in units:
+            key = _norm(unit.text)
+            if unit.kind == "bullet" and key in seen:
+                dropped.append(unit.heading)
+                continue
+            seen.add(key)
+            kept.append(unit)
+        return kept
+
+    if doc.mode == "bullet":
+        kept = dedupe(doc.units)
+        return (serialize(doc, kept) if dropped else text), dropped
+    if doc.mode == "section":
+        new_units = []
+        for unit in doc.units:
+            head, _, body = unit.text.partition("\n")
+            sub = split_units(body)
+            if sub.mode != "bullet":
+                new_units.append(unit)
+                continue
+            before = len(dropped)
+            kept = dedupe(sub.units)
+            new_units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(dropped) > before else unit)
+        return (serialize(doc, new_units) if dropped else text), dropped
+    return text, dropped
+
+
+def _tombstone_titles(reader: Reader) -> list[str]:
+    text = reader.read("do-not-use.md") or ""
+    doc = split_units(text)
+    return [u.heading.split(":", 1)[1].strip() for u in doc.units
+            if u.kind == "section" and u.heading.lower().startswith("tombstone:") and u.heading.split(":", 1)[1].strip()]
+
+
+def compact_inbox(text: str, tombstones: list[str]) -> tuple[str, list[str], list[str], list[str]]:
+    """(new text, duplicates dropped, tombstoned dropped, candidates left for review)."""
+    patterns = [topic_pattern(t) for t in tombstones]
+    seen: set[str] = set()
+    dupes: list[str] = []
+    stoned: list[str] = []
+    left: list[str] = []
+
+    def keep(unit) -> bool:
+        key = _norm(unit.text)
+        if key in seen:
+            dupes.append(unit.heading)
+            return False
+        seen.add(key)
+        if any(p.search(unit.text) for p in patterns):
+            stoned.append(unit.heading)
+            return False
+        left.append(unit.heading)
+        return True
+
+    doc = split_units(text)
+    if doc.mode == "bullet":
+        kept = [u for u in doc.units if keep(u)]
+        new = serialize(doc, kept)
+    elif doc.mode == "section":
+        units = []
+        for unit in doc.units:
+            head, _, body = unit.text.partition("\n")
+            sub = split_units(body)
+            if sub.mode != "bullet" or sub.preamble.strip():
+                units.append(unit)
+                left.append(unit.heading)
+                continue
+            kept = [u for u in sub.units if keep(u)]
+            if kept:
+                units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(kept) < len(sub.units) else unit)
+        new = serialize(doc, units)
+    else:
+        return text, dupes, stoned, left
+    if not (dupes or stoned):
+        return text, dupes, stoned, left
+    new = new.rstrip("\n") + "\n"
+    if not left and NO_CANDIDATES not in new:
+        new = new.rstrip("\n") + "\n\n" + NO_CANDIDATES + "\n"
+    return new, dupes, stoned, left
+
+
+def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
+    """(kept units, archived units, total tokens, document): keep from the top while the file fits its budget."""
+    doc = split_units(text)
+    total = estimate_tokens(text)
+    if doc.mode != "section" or total <= budget:
+        return doc.units, [], total, doc
+    used = estimate_tokens(doc.preamble)
+    kept, archived = [], []
+    for index, unit in enumerate(doc.units):
+        cost = estimate_tokens(unit.text)
+        if used + cost > budget and kept:
+            archived = doc.units[index:]
+            break
+        used += cost
+        kept.append(unit)
+    return kept, archived, total, doc
+
+
+def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
+    reader = Reader(memory_dir)
+    manifest_text = reader.read("manifest.md")
+    manifest = parse_manifest(manifest_text, str(memory_dir / "manifest.md"))
+    if target is not None:
+        rel = validate_target(target)
+        if reader.read(rel) is None:
+            raise InvalidInput(f"--target {target!r} does not exist in the memory folder", path=str(memory_dir / rel))
+        targets = [rel]
+    else:
+        present = curated_files(memory_dir, include_archive=False)
+        targets = [r for r in present if r in ("inbox.md",) + BULLET_FILES + ARCHIVE_FILES
+                   or r.split("/", 1)[0] in ("rules", "profiles", "areas") and not r.endswith("README.md")]
+
+    out: dict[str, str | None] = {}
+    lines: list[str] = []
+    review: list[dict] = []
+    files_info: list[dict] = []
+    changelog_messages: list[str] = []
+    archive_touched = False
+
+    for rel in targets:
+        text = out.get(rel, reader.read(rel)) or ""
+        info = {"path": rel}
+        if rel == "inbox.md":
+            new, dupes, stoned, left = compact_inbox(text, _tombstone_titles(reader))
+            info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left)
+            if dupes:
+                lines.append(f"inbox.md: drop {len(dupes)} exact duplicate item(s)")
+            if stoned:
+                lines.append(f"inbox.md: drop {len(stoned)} item(s) a tombstone already rules out")
+            if left:
+                lines.append(f"inbox.md: {len(left)} candidate(s) to review (promote with `add`, or delete by hand):")
+                lines.extend(f"  - {c}" for c in left)
+                review.extend({"path": rel, "item": c} for c in left)
+            if new != text:
+                out[rel] = new
+                changelog_messages.append(
+                    f"Compacted inbox.md: dropped {len(dupes)} duplicate and {len(stoned)} tombstoned items.")
+        elif rel in ARCHIVE_FILES:
+            budget = manifest.budget_for(rel)
+            if budget is None:
+                lines.append(f"{rel}: unbudgeted; nothing to archive")
+                files_info.append(info)
+                continue
+            kept, archived, total, doc = split_for_budget(text, budget)
+            info.update(tokens=total, budget=budget, archive_candidates=len(archived))
+            if not archived:
+                lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
+                             else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
+                                  "(a single entry is larger than the budget) — shorten it by hand")
+            elif not archive_oldest:
+                lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
+                             f"{len(archived)} oldest entries to archive/{rel[:-3]}-{date}.md — review them first "
+                             "(merge, shorten, or move scoped ones to an area):")
+                lines.extend(f"  - {u.heading}" for u in archived[:20])
+                if len(archived) > 20:
+                    lines.append(f"  - … and {len(archived) - 20} more")
+                review.extend({"path": rel, "item": u.heading} for u in archived)
+            else:
+                new = serialize(doc, kept).rstrip("\n") + "\n"
+                out[rel] = new
+                arel = f"archive/{rel[:-3]}-{date}.md"
+                body = "\n\n".join(u.text.strip("\n") for u in archived)
+                existing = out.get(arel, reader.read(arel))
+                if existing is None:
+                    existing = (f"# Archived Memory: {rel}\n\n## {date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
+                out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
+                archive_touched = True
+                lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
+                             f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
+                changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
+        elif rel in BULLET_FILES or rel.split("/", 1)[0] in ("rules", "profiles", "areas"):
+            new, dropped = dedupe_bullets(text)
+            info.update(duplicates_dropped=len(dropped))
+            if dropped:
+                out[rel] = new
+                lines.append(f"{rel}: drop {len(dropped)} exact duplicate bullet(s)")
+                changelog_messages.append(f"Compacted {rel}: dropped {len(dropped)} duplicate bullets.")
+            budget = manifest.budget_for(rel)
+            tokens = estimate_tokens(new)
+            if budget is not None and tokens > budget:
+                lines.append(f"{rel}: {tokens}/{budget} tokens; still over budget — merge or move bullets by hand")
+        else:
+            lines.append(f"{rel}: compact has nothing mechanical to do here; edit it by hand if it is too long")
+        files_info.append(info)
+
+    if archive_touched:
+        if reader.read("archive/README.md") is None:
+            out["archive/README.md"] = module_template("archive/README.md", date, memory_rel)
+        new_manifest = index_edit.explicit_only(manifest_text, "archive/")
+        if new_manifest != manifest_text:
+            out["manifest.md"] = new_manifest
+    changelog = out.get("changelog.md", reader.read("changelog.md"))
+    if changelog is not None and changelog_messages:
+        for message in changelog_messages:
+            changelog = prepend_dated_item(changelog, date, message)
+        out["changelog.md"] = changelog
+        lines.append("changelog.md: record the compaction")
+    if not any(v is not None for v in out.values()) and not lines:
+        lines.append("nothing to compact")
+    changes = [reader.change(rel, new) for rel, new in sorted(out.items())]
+    return Plan(
+        command=f"compact target={target or '*'} archive_oldest={archive_oldest}",
+        changes=changes,
+        inputs=dict(reader.digests),
+        lines=lines,
+        details={"files": files_info, "review": review},
+    )

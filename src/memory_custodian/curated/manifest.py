@@ -1,0 +1,476 @@
+"""The manifest: the one routing authority of the curated tier (MemoryCustodian protocol 0.5).
+
+We read manifests exactly as MemoryCustodian 0.9.1 writes them, and go a little further:
+
+- `## Always load`: bullets of files loaded for every task.
+- `## Load by task`: `### ` headings matched by keyword to a canonical task (see TASK_KEYWORDS);
+  under each, `Load:` / `Also load:` start required bullets and `Load if present:` optional ones
+  (bullets before any of these lines are required). Bullets naming a folder (`archive/`) are
+  skipped, as in 0.9.1.
+- `## Optional module index`: `### Enabled rules|profiles|areas` subsections with entries
+  ``- `areas/store.md`: what it holds``. An entry may carry nested metadata lines:
+  ``  - paths: `src/store/**`, `tests/test_store*.py` `` (areas: load when a touched path
+  matches), ``  - tasks: planning, implementation`` (rules: load for those tasks),
+  ``  - activation: explicit-only`` (never routed automatically), ``  - description: …``.
+- `## Explicit only`: files or folders (`archive/`) never loaded by routing.
+- `## Context budget`: ``- decisions.md: 800 tokens max`` overrides a default budget;
+  ``- rules/*.md: 400 tokens max per file`` applies to every match; ``- decisions.md: unbudgeted``
+  removes the budget; the ledger's sections are budgeted as ``- ledger directives: 600 tokens max``
+  (names in LEDGER_SECTIONS). Other notes (``- inbox.md: memory maintenance only``) are kept as
+  text and change nothing.
+
+Anything malformed raises InvalidInput naming the manifest line and what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import InvalidInput
+from . import globs
+
+CANONICAL_TASKS = ("general", "planning", "implementation", "artifact", "preferences", "history", "maintenance")
+
+TASK_ALIASES = {
+    "general": "general",
+    "default": "general",
+    "planning": "planning",
+    "architecture": "planning",
+    "refactoring": "planning",
+    "implementation": "implementation",
+    "execution": "implementation",
+    "debugging": "implementation",
+    "artifact": "artifact",
+    "output": "artifact",
+    "preferences": "preferences",
+    "history": "history",
+    "recap": "history",
+    "status": "history",
+    "maintenance": "maintenance",
+    "compact": "maintenance",
+    "forget": "maintenance",
+}
+
+# A `### ` heading under `## Load by task` serves a task when it contains one of these (casefolded).
+TASK_KEYWORDS = {
+    "general": (),
+    "planning": ("planning", "architecture", "refactoring"),
+    "implementation": ("implementation", "execution", "debugging"),
+    "artifact": ("artifact", "user-facing", "output"),
+    "preferences": ("preference",),
+    "history": ("change history", "project recap", "history", "recap"),
+    "maintenance": ("memory maintenance", "maintenance"),
+}
+
+# MemoryCustodian 0.9.1's defaults; inbox.md and manifest.md are unbudgeted.
+DEFAULT_BUDGETS = {
+    "brief.md": 500,
+    "decisions.md": 800,
+    "constraints.md": 400,
+    "do-not-use.md": 400,
+    "preferences.md": 300,
+    "changelog.md": 800,
+}
+DEFAULT_FOLDER_BUDGETS = {"rules": 400, "profiles": 500, "areas": 600}
+MODULE_KINDS = ("rules", "profiles", "areas")
+LEDGER_SECTIONS = ("directives", "gotchas", "recall")
+ACTIVATIONS = ("explicit-only", "task", "task-or-explicit", "path", "path-or-explicit")
+
+_BULLET_PATH_RE = re.compile(r"^- `?([^`\s]+?)`?\s*$")
+_INDEX_ENTRY_RE = re.compile(r"^- `?([^`\s:]+\.md)`?\s*(?:[:\u2013\u2014-]\s*(.*))?$")
+_META_RE = re.compile(r"^\s{2,}[-*] ([a-z_-]+):\s*(.*)$")
+_FIELD_RE = re.compile(r"^- ([^:]+?):\s*(.*)$")
+_BUDGET_RE = re.compile(r"^(\d+)\s+tokens?\s+max\b", re.I)
+_SAFE_SEGMENT_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+
+def canonical_task(name: str) -> str:
+    """The canonical task for `name` (any alias, any case), or InvalidInput naming the valid ones."""
+    canonical = TASK_ALIASES.get(str(name).strip().casefold())
+    if canonical is None:
+        aliases = ", ".join(sorted(k for k in TASK_ALIASES if k not in CANONICAL_TASKS))
+        raise InvalidInput(
+            f"unknown task {name!r}; use one of: {', '.join(CANONICAL_TASKS)} (aliases: {aliases})"
+        )
+    return canonical
+
+
+def validate_route_path(value: str) -> str:
+    """A route target must be a relative `.md` path inside the memory folder; returns it normalised."""
+    raw = value.strip()
+    if not raw:
+        raise InvalidInput("empty route path")
+    if "\\" in raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+        raise InvalidInput(f"route {raw!r} must be a relative path inside the memory folder, with '/' separators")
+    parts = raw.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise InvalidInput(f"route {raw!r} must not contain empty, '.' or '..' segments")
+    if not all(_SAFE_SEGMENT_RE.match(part) for part in parts):
+        raise InvalidInput(f"route {raw!r} has unsafe characters; use letters, digits, '.', '_' and '-'")
+    if not raw.endswith(".md"):
+        raise InvalidInput(f"route {raw!r} must name a .md file")
+    return raw
+
+
+# Plain slotted classes, not dataclasses: see units.py (start-up time of `read`).
+
+
+class Route:
+    __slots__ = ("module", "required", "line")
+
+    def __init__(self, module: str, required: bool, line: int):
+        self.module = module
+        self.required = required
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"Route({self.module!r}, required={self.required}, line={self.line})"
+
+
+class TaskSection:
+    __slots__ = ("heading", "line", "routes")
+
+    def __init__(self, heading: str, line: int, routes: list | None = None):
+        self.heading = heading
+        self.line = line
+        self.routes: list[Route] = routes if routes is not None else []
+
+
+class IndexEntry:
+    """One `### Enabled rules|profiles|areas` entry of the module index, with its metadata."""
+
+    __slots__ = ("module", "kind", "line", "description", "paths", "tasks", "activation")
+
+    def __init__(self, module: str, kind: str, line: int, description: str = "", paths: tuple = (),
+                 tasks: tuple = (), activation: str | None = None):
+        self.module = module
+        self.kind = kind  # rules | profiles | areas
+        self.line = line
+        self.description = description
+        self.paths: tuple[str, ...] = paths
+        self.tasks: tuple[str, ...] = tasks
+        self.activation = activation
+
+    def __repr__(self) -> str:
+        return f"IndexEntry({self.module!r}, paths={self.paths}, tasks={self.tasks}, activation={self.activation!r})"
+
+    @property
+    def slug(self) -> str:
+        name = self.module.rsplit("/", 1)[-1]
+        return name[:-3] if name.endswith(".md") else name
+
+    @property
+    def auto_path(self) -> bool:
+        return bool(self.paths) and self.activation not in ("explicit-only", "task", "task-or-explicit")
+
+    @property
+    def auto_task(self) -> bool:
+        return bool(self.tasks) and self.activation not in ("explicit-only", "path", "path-or-explicit")
+
+
+class BudgetEntry:
+    """One `## Context budget` line. `tokens` None is a note (no override) unless `unbudgeted`."""
+
+    __slots__ = ("key", "tokens", "line", "note", "unbudgeted")
+
+    def __init__(self, key: str, tokens: int | None, line: int, note: str = "", unbudgeted: bool = False):
+        self.key = key
+        self.tokens = tokens
+        self.line = line
+        self.note = note
+        self.unbudgeted = unbudgeted
+
+    @property
+    def overrides(self) -> bool:
+        return self.tokens is not None or self.unbudgeted
+
+
+class Manifest:
+    """A parsed manifest. Everything keeps its source line, so findings can point at it."""
+
+    __slots__ = ("path", "always", "task_sections", "index", "explicit_only", "budgets", "ledger_budgets",
+                 "metadata", "sections", "warnings")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.always: list[Route] = []
+        self.task_sections: list[TaskSection] = []
+        self.index: list[IndexEntry] = []
+        self.explicit_only: list[str] = []
+        self.budgets: list[BudgetEntry] = []
+        self.ledger_budgets: dict[str, int] = {}  # ledger section name -> tokens
+        self.metadata: dict[str, str] = {}  # `## MemoryCustodian Protocol` fields
+        self.sections: list[tuple[str, int]] = []  # H2 headings (casefolded) and lines
+        self.warnings: list[tuple[int, str]] = []  # (line, message) for lines that were ignored
+
+    def task_section(self, task: str) -> TaskSection | None:
+        """The first `### ` task heading serving `task` (any alias), as 0.9.1 picks it."""
+        keywords = TASK_KEYWORDS[canonical_task(task)]
+        for section in self.task_sections:
+            heading = section.heading.casefold()
+            if any(keyword in heading for keyword in keywords):
+                return section
+        return None
+
+    def routes_for(self, task: str) -> list[Route]:
+        """Always-load then the task's routes; a name listed twice keeps its first place, required if any is."""
+        section = self.task_section(task)
+        merged: dict[str, Route] = {}
+        for route in [*self.always, *(section.routes if section else [])]:
+            seen = merged.get(route.module)
+            if seen is None:
+                merged[route.module] = Route(route.module, route.required, route.line)
+            elif route.required:
+                seen.required = True
+        return list(merged.values())
+
+    def all_routed_modules(self) -> list[str]:
+        names = [r.module for r in self.always]
+        for section in self.task_sections:
+            names.extend(r.module for r in section.routes)
+        return list(dict.fromkeys(names))
+
+    def index_entry(self, module: str) -> IndexEntry | None:
+        for entry in self.index:
+            if entry.module == module:
+                return entry
+        return None
+
+    def is_explicit_only(self, module: str) -> bool:
+        for item in self.explicit_only:
+            if module == item or (item.endswith("/") and module.startswith(item)):
+                return True
+        return False
+
+    def budget_entry(self, module: str) -> BudgetEntry | None:
+        for entry in self.budgets:
+            if entry.overrides and entry.key == module:
+                return entry
+        for entry in self.budgets:
+            if entry.overrides and any(ch in entry.key for ch in "*?") and globs.glob_match(entry.key, module):
+                return entry
+        return None
+
+    def budget_for(self, module: str) -> int | None:
+        entry = self.budget_entry(module)
+        if entry is not None:
+            return entry.tokens
+        return default_budget(module)
+
+
+def default_budget(module: str) -> int | None:
+    folder = module.split("/", 1)[0] if "/" in module else ""
+    if folder in DEFAULT_FOLDER_BUDGETS:
+        return DEFAULT_FOLDER_BUDGETS[folder]
+    return DEFAULT_BUDGETS.get(module)
+
+
+def budget_for(module: str, manifest: Manifest | None = None) -> int | None:
+    """The token budget of `module`: the manifest's override if any, else MemoryCustodian's default."""
+    return manifest.budget_for(module) if manifest is not None else default_budget(module)
+
+
+# ---- parsing -------------------------------------------------------------------------------
+
+_SINGLE_SECTIONS = ("always load", "load by task", "optional module index", "explicit only", "context budget",
+                    "memorycustodian protocol")
+
+
+def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
+    from .units import fence_mask
+
+    manifest = Manifest(path=str(path))
+    lines = text.splitlines()
+    mask, unclosed = fence_mask(lines) if ("```" in text or "~~~" in text) else ([False] * len(lines), None)
+    if unclosed is not None:
+        raise InvalidInput("code fence is never closed; close it with a matching ``` line", path=str(path), line=unclosed)
+
+    def fail(lineno: int, message: str):
+        raise InvalidInput(message, path=str(path), line=lineno)
+
+    h2: str | None = None
+    h3: str | None = None
+    task: TaskSection | None = None
+    required = True
+    entry: IndexEntry | None = None
+    entry_kind: str | None = None
+    seen_h2: set[str] = set()
+    seen_kinds: set[str] = set()
+
+    for number, line in enumerate(lines, start=1):
+        if mask[number - 1]:
+            continue
+        stripped = line.strip()
+        if line.startswith("## "):
+            h2 = line[3:].strip().strip("#").strip().casefold()
+            h3, task, entry, entry_kind = None, None, None, None
+            if h2 in _SINGLE_SECTIONS and h2 in seen_h2:
+                fail(number, f"duplicate `## {line[3:].strip()}` section; merge it into the first one")
+            seen_h2.add(h2)
+            manifest.sections.append((h2, number))
+            continue
+        if line.startswith("# "):
+            h2 = h3 = None
+            task = entry = None
+            continue
+        if line.startswith("### "):
+            h3 = line[4:].strip().strip("#").strip()
+            entry = None
+            if h2 == "load by task":
+                task = TaskSection(h3, number)
+                required = True
+                manifest.task_sections.append(task)
+            elif h2 == "optional module index":
+                entry_kind = {"enabled rules": "rules", "enabled profiles": "profiles",
+                              "enabled areas": "areas"}.get(h3.casefold())
+                if entry_kind is None:
+                    fail(number, f"unknown module index subsection {h3!r}; use Enabled rules, Enabled profiles or Enabled areas")
+                if entry_kind in seen_kinds:
+                    fail(number, f"duplicate `### {h3}` subsection; merge it into the first one")
+                seen_kinds.add(entry_kind)
+            continue
+        if not stripped or h2 is None:
+            continue
+
+        if h2 == "always load":
+            if stripped.startswith("- "):
+                name = _route_name(stripped, number, fail)
+                if name is not None:
+                    manifest.always.append(Route(name, True, number))
+            else:
+                manifest.warnings.append((number, "text under `## Always load` is ignored; list files as `- file.md`"))
+        elif h2 == "load by task":
+            lowered = stripped.casefold()
+            if lowered in ("load:", "also load:"):
+                required = True
+            elif lowered == "load if present:":
+                required = False
+            elif stripped.startswith("- "):
+                if task is None:
+                    fail(number, "route bullet outside a task heading; put it under a `### Planning / ...` heading")
+                name = _route_name(stripped, number, fail)
+                if name is not None:
+                    task.routes.append(Route(name, required, number))
+            else:
+                manifest.warnings.append((number, f"ignored line under `## Load by task`: {stripped[:60]!r}"))
+        elif h2 == "optional module index":
+            _index_line(manifest, line, stripped, number, entry_kind, fail)
+            entry = manifest.index[-1] if manifest.index else None
+        elif h2 == "explicit only":
+            if stripped.startswith("- "):
+                target = stripped[2:].strip().strip("`")
+                if target.startswith("/") or ".." in target.split("/") or "\\" in target:
+                    fail(number, f"explicit-only entry {target!r} must be a relative path inside the memory folder")
+                manifest.explicit_only.append(target)
+        elif h2 == "context budget":
+            if stripped.startswith("- "):
+                _budget_line(manifest, stripped, number, fail)
+        elif h2 == "memorycustodian protocol":
+            match = _FIELD_RE.match(stripped)
+            if match:
+                manifest.metadata[match.group(1).strip()] = match.group(2).strip()
+    del entry
+    return manifest
+
+
+def _route_name(stripped: str, number: int, fail) -> str | None:
+    match = _BULLET_PATH_RE.match(stripped)
+    if not match:
+        fail(number, f"route bullet {stripped!r} must name one file, such as `- decisions.md`")
+    name = match.group(1)
+    if name.endswith("/"):
+        return None  # a folder is a pointer, never a load (0.9.1 skips these too)
+    try:
+        return validate_route_path(name)
+    except InvalidInput as exc:
+        fail(number, exc.message)
+
+
+def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind: str | None, fail) -> None:
+    meta = _META_RE.match(line)
+    if meta and line[:1].isspace():
+        entry = manifest.index[-1] if manifest.index and manifest.index[-1].kind == kind else None
+        if entry is None:
+            fail(number, "module metadata line without a module entry above it")
+        key, value = meta.group(1), meta.group(2).strip()
+        if key == "paths":
+            items = [item.strip().strip("`").strip() for item in value.split(",")]
+            if not value or not all(items):
+                fail(number, "paths: needs comma-separated globs, such as `src/store/**`, `tests/test_store*.py`")
+            try:
+                entry.paths = tuple(dict.fromkeys(globs.validate_glob(item) for item in items))
+            except InvalidInput as exc:
+                fail(number, exc.message)
+        elif key == "tasks":
+            items = [item.strip().strip("`") for item in value.split(",")]
+            try:
+                entry.tasks = tuple(dict.fromkeys(canonical_task(item) for item in items))
+            except InvalidInput as exc:
+                fail(number, exc.message)
+        elif key == "activation":
+            if value not in ACTIVATIONS:
+                fail(number, f"activation {value!r} is not one of: {', '.join(ACTIVATIONS)}")
+            entry.activation = value
+        elif key == "description":
+            entry.description = value
+        else:
+            fail(number, f"unknown module metadata {key!r}; use paths, tasks, activation or description")
+        return
+    if line[:1].isspace() or not stripped.startswith("- "):
+        return  # prose, or a nested note under an entry
+
+    if stripped.casefold() in ("- none enabled.", "- none enabled", "- none"):
+        return
+    if kind is None:
+        fail(number, "module entry outside an `### Enabled rules|profiles|areas` subsection")
+    match = _INDEX_ENTRY_RE.match(stripped)
+    if not match:
+        fail(number, f"module entry must look like ``- `{kind}/name.md`: what it holds``")
+    try:
+        module = validate_route_path(match.group(1))
+    except InvalidInput as exc:
+        fail(number, exc.message)
+    if not module.startswith(kind + "/") or module.count("/") != 1:
+        fail(number, f"{module} is listed under Enabled {kind} but is not a file directly in {kind}/")
+    if manifest.index_entry(module) is not None:
+        fail(number, f"{module} is listed twice in the module index")
+    manifest.index.append(IndexEntry(module, kind, number, description=(match.group(2) or "").strip()))
+
+
+def _budget_line(manifest: Manifest, stripped: str, number: int, fail) -> None:
+    match = _FIELD_RE.match(stripped)
+    if not match:
+        fail(number, "budget line must look like `- decisions.md: 800 tokens max`")
+    key, value = match.group(1).strip().strip("`"), match.group(2).strip()
+    amount = _BUDGET_RE.match(value)
+    if key.casefold().startswith("ledger "):
+        name = key[7:].strip().casefold()
+        if name not in LEDGER_SECTIONS:
+            fail(number, f"unknown ledger section {name!r}; budget one of: {', '.join(LEDGER_SECTIONS)}")
+        if not amount:
+            fail(number, f"ledger {name} budget must look like `- ledger {name}: 600 tokens max`")
+        manifest.ledger_budgets[name] = int(amount.group(1))
+        return
+    if not (key.endswith(".md") or key.endswith("/")):
+        fail(number, f"budget key {key!r} must be a .md file, a glob such as rules/*.md, or `ledger <section>`")
+    if any(ch in key for ch in "*?"):
+        try:
+            globs.validate_glob(key)
+        except InvalidInput as exc:
+            fail(number, exc.message)
+    elif key.endswith(".md"):
+        try:
+            validate_route_path(key)
+        except InvalidInput as exc:
+            fail(number, exc.message)
+    if amount:
+        tokens = int(amount.group(1))
+        if tokens <= 0:
+            fail(number, "a budget must be a positive number of tokens")
+        manifest.budgets.append(BudgetEntry(key, tokens, number, value))
+    elif value.casefold() in ("unbudgeted", "no budget", "unlimited"):
+        manifest.budgets.append(BudgetEntry(key, None, number, value, unbudgeted=True))
+    elif re.search(r"\d", value) and "token" in value.casefold():
+        fail(number, f"cannot read budget {value!r}; write it as `N tokens max`")
+    else:
+        manifest.budgets.append(BudgetEntry(key, None, number, value))

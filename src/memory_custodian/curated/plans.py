@@ -1,0 +1,92 @@
+"""Preview, then apply the same plan: a plan id binds an `--apply` to what the preview showed.
+
+A plan id is a digest of the command, the exact bytes of every file the plan read and every
+file it would write. `--apply --plan ID` rebuilds the plan under the lock and refuses when the id
+differs, so files changed since the preview are never overwritten by a stale decision. The id is
+a one-way digest: it never reveals a forgotten topic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import fsutil
+from ..errors import Conflict, InvalidInput
+from .journal import ABSENT, Change, digest_file, digest_text
+
+PLAN_ID_LENGTH = 12
+
+
+class Reader:
+    """Reads memory files (loudly, as UTF-8) and remembers the digest of each one it read."""
+
+    def __init__(self, memory_dir: Path):
+        self.memory_dir = Path(memory_dir)
+        self.digests: dict[str, str] = {}
+        self._cache: dict[str, str | None] = {}
+
+    def read(self, rel: str) -> str | None:
+        """The file's text, or None when it does not exist."""
+        if rel in self._cache:
+            return self._cache[rel]
+        path = self.memory_dir / rel
+        self._inside(rel, path)
+        if path.is_dir():
+            raise InvalidInput("expected a file, found a folder", path=str(path))
+        self.digests[rel] = digest_file(path)
+        text = None if self.digests[rel] == ABSENT else fsutil.read_utf8(path)
+        self._cache[rel] = text
+        return text
+
+    def _inside(self, rel: str, path: Path) -> None:
+        # a symlinked file or folder must not let a write land outside the memory folder
+        root = self.memory_dir.resolve()
+        if path.is_symlink() or root not in path.resolve().parents:
+            raise InvalidInput("leaves the memory folder through a symlink; replace the link with a real file "
+                               "or folder", path=str(path))
+
+    def change(self, rel: str, new: str | None) -> Change:
+        self.read(rel)
+        return Change(rel, new, self.digests[rel])
+
+
+@dataclass
+class Plan:
+    command: str  # e.g. "forget --mode hard"; never carries private input
+    changes: list[Change]
+    inputs: dict[str, str]  # rel path -> digest of what was read
+    lines: list[str] = field(default_factory=list)  # the human preview, one line each
+    details: dict = field(default_factory=dict)  # extra JSON fields
+
+    @property
+    def effective(self) -> list[Change]:
+        return [c for c in self.changes if c.new is None and c.old_digest != ABSENT or
+                c.new is not None and digest_text(c.new) != c.old_digest]
+
+    @property
+    def plan_id(self) -> str:
+        payload = json.dumps(
+            {
+                "command": self.command,
+                "inputs": sorted(self.inputs.items()),
+                "outputs": sorted((c.path, digest_text(c.new)) for c in self.effective),
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:PLAN_ID_LENGTH]
+
+    def check_plan_id(self, expected: str | None) -> None:
+        if expected is None:
+            return
+        if expected.strip().lower() != self.plan_id:
+            raise Conflict(
+                f"plan {expected} no longer matches the memory files (they changed since the preview, "
+                f"or the arguments differ; current plan is {self.plan_id}) — nothing was changed; "
+                "run the preview again and review it"
+            )
+
+    def changes_summary(self) -> list[dict]:
+        return [{"path": c.path, "action": c.action} for c in sorted(self.effective, key=lambda c: c.path)]

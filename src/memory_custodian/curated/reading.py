@@ -1,0 +1,395 @@
+"""`read`: route the curated files for a task, pack each to its budget, add the ledger's sections,
+and say out loud everything that was not loaded and why.
+
+Reason codes (JSON `modules[].reason`; the explain section prints them):
+  loaded:   always · task · path-glob · explicit
+  skipped:  task-mismatch · no-path-match · not-requested · explicit-only · excluded-by-policy · not-routed
+  missing:  missing-required · missing-optional
+  omitted units: omitted-by-budget
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..fsutil import read_utf8
+from . import globs
+from .manifest import MODULE_KINDS, Manifest, canonical_task, parse_manifest
+from .units import pack
+
+LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "missing-required", "missing-optional"
+OMITTED_BY_BUDGET = "omitted-by-budget"
+FOOTER_REFS = 5  # omitted units named inside the pack itself; explain and JSON name them all
+
+_SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
+if TYPE_CHECKING:
+    from ..context import Omission, Section
+
+
+# Plain slotted classes, not dataclasses: see units.py (start-up time of `read`).
+
+
+class ModuleResult:
+    """One module considered for the pack: what happened to it and why."""
+
+    __slots__ = ("module", "disposition", "reason", "required", "detail", "tokens", "budget", "omitted",
+                 "omitted_lines", "oversized", "text")
+
+    def __init__(self, module: str, disposition: str, reason: str, required: bool = False, detail: str = ""):
+        self.module = module
+        self.disposition = disposition  # loaded | skipped | missing-required | missing-optional
+        self.reason = reason  # a reason code (module docstring)
+        self.required = required
+        self.detail = detail  # which heading, glob or flag routed it; or why not
+        self.tokens: int | None = None  # packed tokens
+        self.budget: int | None = None
+        self.omitted: list[str] = []  # refs of the units left out by the budget
+        self.omitted_lines: list[int] = []  # 1-based source line of each omitted unit
+        self.oversized = False
+        self.text: str | None = None  # packed text, for loaded modules
+
+    def __repr__(self) -> str:
+        return f"ModuleResult({self.module!r}, {self.disposition!r}, {self.reason!r})"
+
+    def to_dict(self) -> dict:
+        return {
+            "module": self.module, "disposition": self.disposition, "reason": self.reason,
+            "required": self.required, "detail": self.detail, "tokens": self.tokens,
+            "budget": self.budget, "omitted": list(self.omitted), "omitted_lines": list(self.omitted_lines),
+            "oversized": self.oversized,
+        }
+
+
+class ReadResult:
+    """The context pack (`rendered`) and the account of how it was built."""
+
+    __slots__ = ("task", "canonical_task", "task_heading", "inputs", "modules", "sections", "omissions",
+                 "warnings", "rendered", "names_only")
+
+    def __init__(self, task: str, canonical_task: str, task_heading: str | None, inputs: dict, modules: list,
+                 sections: list, omissions: list, warnings: list, rendered: str, names_only: bool = False):
+        self.task = task
+        self.canonical_task = canonical_task
+        self.task_heading = task_heading
+        self.inputs = inputs
+        self.modules: list[ModuleResult] = modules
+        self.sections: list[Section] = sections  # the ledger's sections
+        self.omissions: list[Omission] = omissions
+        self.warnings: list[str] = warnings
+        self.rendered = rendered
+        self.names_only = names_only
+
+    @property
+    def loaded(self) -> list[str]:
+        return [m.module for m in self.modules if m.disposition == LOADED]
+
+    @property
+    def missing_required(self) -> list[str]:
+        return [m.module for m in self.modules if m.disposition == MISSING_REQUIRED]
+
+    @property
+    def skipped_optional(self) -> list[str]:
+        return [m.module for m in self.modules if m.disposition == MISSING_OPTIONAL]
+
+    @property
+    def oversized(self) -> list[str]:
+        return [m.module for m in self.modules if m.oversized] + [s.name for s in self.sections if s.oversized]
+
+    @property
+    def omitted_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for omission in self.omissions:
+            if omission.reason == OMITTED_BY_BUDGET:
+                counts[omission.module] = counts.get(omission.module, 0) + 1
+        return counts
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.missing_required else 0
+
+    @property
+    def sha256(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.rendered.encode("utf-8")).hexdigest()
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.task,
+            "canonical_task": self.canonical_task,
+            "task_heading": self.task_heading,
+            "inputs": self.inputs,
+            "modules": [m.to_dict() for m in self.modules],
+            "loaded": self.loaded,
+            "missing_required": self.missing_required,
+            "skipped_optional": self.skipped_optional,
+            "oversized": self.oversized,
+            "omitted": self.omitted_counts,
+            "omissions": [{"module": o.module, "ref": o.ref, "reason": o.reason} for o in self.omissions],
+            "packed": {m.module: m.text + "\n" for m in self.modules if m.disposition == LOADED},
+            "sections": [
+                {"name": s.name, "tokens": s.tokens, "budget": s.budget, "oversized": s.oversized,
+                 "note_ids": list(s.note_ids), "text": s.text}
+                for s in self.sections
+            ],
+            "warnings": list(self.warnings),
+            "rendered": self.rendered,
+            "sha256": self.sha256,
+            "exit_code": self.exit_code,
+        }
+
+    def explain_text(self) -> str:
+        out = ["## Explain", f"Task: {self.task} -> {self.canonical_task}"
+               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)")]
+        for key in ("paths", "areas", "profiles", "rules"):
+            if self.inputs.get(key):
+                out.append(f"{key.capitalize()}: {', '.join(self.inputs[key])}")
+        if self.inputs.get("query"):
+            out.append(f"Query: {self.inputs['query']}")
+        out.append("Modules considered:")
+        for m in self.modules:
+            size = ""
+            if m.disposition == LOADED:
+                size = f" {m.tokens}/{m.budget if m.budget is not None else 'unbudgeted'} tokens"
+                if m.omitted:
+                    size += f", {len(m.omitted)} omitted"
+                if m.oversized:
+                    size += ", oversized first entry kept whole"
+            detail = f" — {m.detail}" if m.detail else ""
+            why = f" ({m.reason})" if m.reason != m.disposition else ""
+            out.append(f"- {m.module}: {m.disposition}{why}{size}{detail}")
+        for s in self.sections:
+            size = f" {s.tokens}/{s.budget if s.budget is not None else 'unbudgeted'} tokens"
+            out.append(f"- {s.name}: loaded (ledger){size}")
+        out.append("Omitted by budget:")
+        if not self.omissions:
+            out.append("- none")
+        lines = {m.module: dict(zip(m.omitted, m.omitted_lines)) for m in self.modules if m.omitted_lines}
+        for o in self.omissions:
+            line = lines.get(o.module, {}).get(o.ref)
+            where = f"{o.module}:{line}" if line else o.module
+            out.append(f"- {where}: {o.ref} ({o.reason})")
+        if self.warnings:
+            out.append("Warnings:")
+            out.extend(f"- {w}" for w in self.warnings)
+        return "\n".join(out) + "\n"
+
+
+def _slugs(kind: str, values) -> list[str]:
+    result = []
+    for value in values or ():
+        raw = str(value).strip()
+        if raw.startswith(kind + "/"):
+            raw = raw[len(kind) + 1:]
+        if raw.endswith(".md"):
+            raw = raw[:-3]
+        if not _SLUG_RE.match(raw):
+            flag = {"areas": "--area", "profiles": "--profile", "rules": "--rule"}[kind]
+            raise InvalidInput(f"{flag} {value!r} is not a module name; use a name such as `store` for {kind}/store.md")
+        result.append(raw)
+    return list(dict.fromkeys(result))
+
+
+def _resolve_inside(memory_dir: Path, module: str, manifest: Manifest) -> Path:
+    """The module's path; refused if a symlink inside the memory folder leads out of it."""
+    import os
+
+    current = str(memory_dir)
+    for part in module.split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            base = memory_dir.resolve()
+            if base not in Path(current).resolve().parents:
+                raise InvalidInput(
+                    f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
+                    path=manifest.path,
+                )
+    return Path(current)
+
+
+def load_manifest(memory_dir: Path) -> Manifest:
+    path = memory_dir / "manifest.md"
+    return parse_manifest(read_utf8(path), str(path))
+
+
+def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
+              names_only: bool = False, strict: bool = False, ledger: bool = True) -> ReadResult:
+    from ..project import require_memory_dir
+
+    memory_dir = require_memory_dir(memory.memory_dir)
+    canonical = canonical_task(task)
+    requested = {"areas": _slugs("areas", areas), "profiles": _slugs("profiles", profiles), "rules": _slugs("rules", rules)}
+    touched = list(dict.fromkeys(globs.normalize_path(p, memory.root) for p in paths or ()))
+    manifest = load_manifest(memory_dir)
+    section = manifest.task_section(canonical)
+    warnings: list[str] = []
+
+    considered: dict[str, ModuleResult] = {}
+    order: list[str] = []
+
+    def consider(result: ModuleResult) -> None:
+        if result.module in considered:
+            return
+        considered[result.module] = result
+        order.append(result.module)
+
+    always = {r.module for r in manifest.always}
+    for route in manifest.routes_for(canonical):
+        reason = "always" if route.module in always else "task"
+        detail = "" if reason == "always" else f"under `### {section.heading}`"
+        consider(ModuleResult(route.module, LOADED, reason, required=route.required, detail=detail))
+
+    indexed = set()
+    for entry in manifest.index:
+        indexed.add(entry.module)
+        explicit = entry.slug in requested[entry.kind]
+        matched = [f"{p} <- {g}" for p in touched for g in [globs.first_match(entry.paths, p)] if g] if entry.auto_path else []
+        if entry.module in considered:
+            if explicit or matched:
+                considered[entry.module].detail += ("; " if considered[entry.module].detail else "") + "also: " + (
+                    ", ".join(matched) if matched else "explicitly requested")
+            continue
+        if explicit:
+            consider(ModuleResult(entry.module, LOADED, "explicit", required=True, detail=f"--{entry.kind[:-1]} {entry.slug}"))
+        elif matched:
+            consider(ModuleResult(entry.module, LOADED, "path-glob", detail=", ".join(matched)))
+        elif entry.auto_task and canonical in entry.tasks:
+            consider(ModuleResult(entry.module, LOADED, "task", detail=f"tasks: {', '.join(entry.tasks)}"))
+        elif entry.auto_path:
+            detail = "no --path given" if not touched else f"globs {', '.join(entry.paths)} match none of the paths"
+            consider(ModuleResult(entry.module, SKIPPED, "no-path-match", detail=detail))
+        elif entry.auto_task:
+            consider(ModuleResult(entry.module, SKIPPED, "task-mismatch", detail=f"tasks: {', '.join(entry.tasks)}"))
+        elif entry.activation == "explicit-only":
+            consider(ModuleResult(entry.module, SKIPPED, "explicit-only", detail=f"use --{entry.kind[:-1]} {entry.slug}"))
+        else:
+            consider(ModuleResult(entry.module, SKIPPED, "not-requested", detail=f"use --{entry.kind[:-1]} {entry.slug}"))
+
+    for kind in MODULE_KINDS:
+        for slug in requested[kind]:
+            module = f"{kind}/{slug}.md"
+            if module in indexed:
+                continue
+            warnings.append(f"{module} was requested but is not listed in the manifest's module index")
+            consider(ModuleResult(module, LOADED, "explicit", required=True, detail=f"--{kind[:-1]} {slug} (not indexed)"))
+
+    # Everything else the manifest or the folder knows about is reported as not loaded, with why.
+    for other in manifest.task_sections:
+        for route in other.routes:
+            if route.module not in considered and route.module != "inbox.md":
+                consider(ModuleResult(route.module, SKIPPED, "task-mismatch", detail=f"routed under `### {other.heading}`"))
+    if "inbox.md" not in considered:
+        consider(ModuleResult("inbox.md", SKIPPED, "excluded-by-policy",
+                              detail="unreviewed candidates; loaded for memory maintenance only"))
+    for item in manifest.explicit_only:
+        if item not in considered:
+            policy = item.rstrip("/") == "archive"
+            consider(ModuleResult(item, SKIPPED, "excluded-by-policy" if policy else "explicit-only",
+                                  detail="explicit only" + ("; archived memory is never routed" if policy else "")))
+    for name in _files_on_disk(memory_dir):
+        if name not in considered and not manifest.is_explicit_only(name):
+            consider(ModuleResult(name, SKIPPED, "not-routed", detail="no manifest route or index entry names it"))
+
+    omissions: list = []
+    for name in order:
+        result = considered[name]
+        if result.disposition != LOADED:
+            continue
+        path = _resolve_inside(memory_dir, name, manifest)
+        if not path.is_file():
+            result.disposition = MISSING_REQUIRED if result.required else MISSING_OPTIONAL
+            result.reason = result.disposition
+            continue
+        budget = manifest.budget_for(name)
+        text = read_utf8(path)
+        packed = pack(text, budget)
+        result.text = packed.text
+        result.tokens = packed.tokens
+        result.budget = budget
+        result.oversized = packed.oversized
+        result.omitted = [unit.ref for unit in packed.omitted]
+        if packed.omitted:
+            from ..context import Omission
+
+            skipped = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
+            result.omitted_lines = [unit.start_line + skipped for unit in packed.omitted]
+            omissions.extend(Omission(name, unit.ref, OMITTED_BY_BUDGET) for unit in packed.omitted)
+
+    modules = [considered[name] for name in order]
+    missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
+    if missing:
+        message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
+        if strict:
+            raise InvalidInput(message + " (--strict: no pack printed)", path=str(memory_dir / "manifest.md"))
+        warnings.append(message)
+
+    sections: list = []
+    # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
+    if ledger and (memory_dir / "ledger").is_dir():
+        from ..ledger.context import ledger_sections
+
+        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
+                                        budgets=dict(manifest.ledger_budgets) or None))
+        for s in sections:
+            omissions.extend(s.omitted)
+
+    inputs = {"task": task, "paths": touched, "query": query, **requested}
+    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only)
+    return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
+                      omissions, warnings, rendered, names_only)
+
+
+def _files_on_disk(memory_dir: Path) -> list[str]:
+    import os
+
+    names = []
+    for folder in ("", "rules", "profiles", "areas"):
+        directory = memory_dir / folder if folder else memory_dir
+        try:
+            entries = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".md"))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if entry in ("manifest.md", "README.md", "MEMORY.md"):
+                continue
+            names.append(f"{folder}/{entry}" if folder else entry)
+    return names
+
+
+def _short(ref: str, width: int = 60) -> str:
+    return ref if len(ref) <= width else ref[: width - 1].rstrip() + "…"
+
+
+def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections: list[Section],
+                omissions: list[Omission], *, names_only: bool = False) -> str:
+    """The context pack: a header, each loaded file under its name, the ledger's sections, and what was left out."""
+    head = f"# Memory context pack\nTask: {task}" + (f" (canonical: {canonical})" if task != canonical else "")
+    blocks = [head]
+    loaded = [m for m in modules if m.disposition == LOADED]
+    if names_only:
+        blocks.append("Loaded:\n" + ("\n".join(f"- {m.module}" for m in loaded) or "- none"))
+    else:
+        blocks.extend(f"## {m.module}\n\n{m.text}" for m in loaded)
+        blocks.extend(f"## {s.name}\n\n{s.text.strip()}" for s in sections if s.text.strip())
+    notes = []
+    by_module: dict[str, list[str]] = {}
+    for o in omissions:
+        by_module.setdefault(o.module, []).append(o.ref)
+    for module, refs in by_module.items():
+        shown = "; ".join(_short(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
+        notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} omitted by budget: {shown}")
+    for m in modules:
+        if m.oversized:
+            notes.append(f"- {m.module}: first entry is larger than the {m.budget}-token budget and was kept whole")
+        if m.disposition in (MISSING_REQUIRED, MISSING_OPTIONAL):
+            notes.append(f"- {m.module}: {m.disposition.replace('-', ' ')}")
+    for s in sections:
+        if s.oversized:
+            notes.append(f"- {s.name}: larger than its {s.budget}-token budget and kept whole")
+    if notes:
+        blocks.append("## Not loaded\n\n" + "\n".join(notes))
+    return "\n\n".join(blocks) + "\n"

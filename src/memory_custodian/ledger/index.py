@@ -1,0 +1,440 @@
+"""The derived index: `.cache/index.sqlite`, a disposable cache of the folded ledger with FTS5.
+
+It remembers, per shard, how many bytes it has read and a hash of them. When shards only grew it
+reads just the new lines and re-folds the notes they touch from the events it keeps; anything
+else (a rewrite, a removed shard, a merge that inserted lines) rebuilds it. Deleting it is
+always safe. Both paths fold each note with the same pure function replay uses, so an index
+caught up incrementally equals a fresh rebuild.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from .. import fsutil
+from ..errors import Corrupt
+from . import ranking
+from .fold import fold_note_events
+from .model import Note
+from .paths import any_match, path_prefix
+from .store import Ledger, parse_lines
+
+SCHEMA_VERSION = "3"
+INDEX_FILE = "index.sqlite"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shards(name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    consumed INTEGER NOT NULL, hash TEXT NOT NULL, lines INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS events(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, note TEXT NOT NULL,
+    at TEXT NOT NULL, txn TEXT NOT NULL, txn_n INTEGER NOT NULL, line TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id);
+CREATE INDEX IF NOT EXISTS events_txn ON events(txn);
+CREATE TABLE IF NOT EXISTS waived(txn TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS notes(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT, priority TEXT,
+    prio INTEGER, state TEXT, scope TEXT, branch TEXT, created_at TEXT, expires TEXT);
+CREATE INDEX IF NOT EXISTS notes_order ON notes(prio, created_at);
+CREATE TABLE IF NOT EXISTS note_text(rowid INTEGER PRIMARY KEY, title TEXT, body TEXT, tags_text TEXT,
+    paths_text TEXT, subtokens TEXT, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS note_tags(tag TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(tag, note)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS note_paths(prefix TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(prefix, note))
+    WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(title, body, tags_text, paths_text, subtokens,
+    content='note_text', content_rowid='rowid', tokenize='{tokenize}');
+"""
+
+
+NOTE_COLS = "t.title, t.body, t.tags_text, t.paths_text, t.json"
+NOTE_FROM = "notes n JOIN note_text t ON t.rowid = n.rowid"
+INSERT_META = ("INSERT INTO notes(rowid, id, kind, priority, prio, state, scope, branch, created_at, expires) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+INSERT_TEXT = "INSERT INTO note_text(rowid, title, body, tags_text, paths_text, subtokens, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_IN_COLUMNS = ("title", "body", "tags", "paths")
+
+
+def note_json(note: Note) -> str:
+    """The note's fields except those kept in their own columns (title, body, tags, paths)."""
+    d = {k: v for k, v in note.__dict__.items() if k not in _IN_COLUMNS}
+    return json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def row_note(row) -> Note:
+    title, body, tags_text, paths_text, rest = row
+    d = json.loads(rest)
+    return Note(title=title, body=body, tags=tuple(tags_text.split("\n")) if tags_text else (),
+                paths=tuple(paths_text.split("\n")) if paths_text else (), **d)
+
+
+def _canonical(line: str) -> str:
+    from .store import encode_event
+
+    return encode_event(json.loads(line))
+
+
+UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET note=excluded.note, "
+                "at=excluded.at, txn=excluded.txn, txn_n=excluded.txn_n, line=excluded.line "
+                "WHERE canonical(excluded.line) < canonical(events.line)")
+
+
+def _path_match_sql(paths_text, query_paths_json):
+    if not paths_text:
+        return 0
+    return 1 if any_match(paths_text.split("\n"), _query_paths(query_paths_json)) else 0
+
+
+_QP: dict[str, list] = {}
+
+
+def _query_paths(text: str) -> list:
+    if text not in _QP:
+        _QP.clear()
+        _QP[text] = json.loads(text)
+    return _QP[text]
+
+
+class Index:
+    def __init__(self, ledger: Ledger):
+        self.ledger = ledger
+        self.path = Path(ledger.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE
+        self._db: sqlite3.Connection | None = None
+
+    # ---- connection ---------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._connect()
+        return self._db
+
+    def _connect(self) -> sqlite3.Connection:
+        fsutil.ensure_cache_dir(self.ledger.memory_dir)
+        for attempt in (1, 2):
+            try:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                db.execute("PRAGMA synchronous=NORMAL")
+                meta = {}
+                if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
+                    meta = dict(db.execute("SELECT key, value FROM meta"))
+                want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE}
+                if meta and all(meta.get(k) == v for k, v in want.items()):
+                    break
+                if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    db.close()
+                    self._delete_files()
+                    db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")  # persistent in the file: set once, at creation
+                db.executescript(SCHEMA.replace("{tokenize}", ranking.FTS_TOKENIZE))
+                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(want.items()))
+                break
+            except sqlite3.DatabaseError:
+                # A damaged cache is rebuilt, never trusted.
+                if attempt == 2:
+                    raise
+                self._delete_files()
+        db.create_function("path_match", 2, _path_match_sql, deterministic=True)
+        db.create_function("canonical", 1, _canonical, deterministic=True)
+        return db
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(self.path) + suffix)
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # ---- keeping up with the shards -----------------------------------------------------------
+
+    def _plan(self):
+        """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
+        stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
+        on_disk = {p.name: p for p in self.ledger.shards()}
+        if set(stored) - set(on_disk):
+            return "rebuild", None
+        work = []
+        for name, path in sorted(on_disk.items()):
+            st = path.stat()
+            row = stored.get(name)
+            if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
+                continue
+            if row is None:
+                work.append((name, path, st, 0, 0))
+                continue
+            if st.st_size < row[3]:
+                return "rebuild", None
+            work.append((name, path, st, row[3], row[5], row[4]))
+        return ("grow" if work else "current"), work
+
+    def catch_up(self) -> dict:
+        """Bring the index up to the shards; returns {"mode": current|incremental|rebuild, "events": n}."""
+        mode, _ = self._plan()
+        if mode == "current":
+            return {"mode": "current", "events": 0}
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            mode, work = self._plan()  # again, now that no one else can write the index
+            if mode == "current":
+                self.db.execute("COMMIT")
+                return {"mode": "current", "events": 0}
+            if mode == "grow":
+                result = self._grow(work)
+                if result is not None:
+                    self.db.execute("COMMIT")
+                    return result
+            result = self._rebuild_locked(None)
+            self.db.execute("COMMIT")
+            return result
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _grow(self, work) -> dict | None:
+        new_events: list[dict] = []
+        shard_rows = []
+        for item in work:
+            name, path, st, consumed, lines = item[:5]
+            data = path.read_bytes()
+            if consumed and hashlib.sha256(data[:consumed]).hexdigest() != item[5]:
+                return None  # not a pure append: rebuild
+            evs, _, _, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
+            new_events.extend(evs)
+            total = consumed + used
+            shard_rows.append((name, len(data), st.st_mtime_ns, total, hashlib.sha256(data[:total]).hexdigest(),
+                               lines + data[consumed:total].count(b"\n")))
+        affected = self._insert_events(new_events)
+        self._refold(affected)
+        self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?)", shard_rows)
+        return {"mode": "incremental", "events": len(new_events)}
+
+    def _insert_events(self, events: list[dict]) -> set[str]:
+        db = self.db
+        affected: set[str] = set()
+        txns: set[str] = set()
+        for ev in events:
+            db.execute(UPSERT_EVENT, (ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"]))
+            affected.add(ev["note"])
+            txns.add(ev["txn"])
+            if ev["op"] == "forget":
+                for t in ev.get("stripped", ()):
+                    db.execute("INSERT OR IGNORE INTO waived VALUES (?)", (t,))
+                    txns.add(t)
+        for t in txns:
+            affected.update(r[0] for r in db.execute("SELECT DISTINCT note FROM events WHERE txn = ?", (t,)))
+        return affected
+
+    def _broken_txns(self, notes: list[str] | None) -> set[str]:
+        sql = ("SELECT txn FROM events {where} GROUP BY txn HAVING count(*) < max(txn_n) "
+               "AND txn NOT IN (SELECT txn FROM waived)")
+        if notes is None:
+            return {r[0] for r in self.db.execute(sql.format(where=""))}
+        out: set[str] = set()
+        for note in notes:
+            cand = [r[0] for r in self.db.execute("SELECT DISTINCT txn FROM events WHERE note = ?", (note,))]
+            for t in cand:
+                row = self.db.execute("SELECT count(*), max(txn_n) FROM events WHERE txn = ?", (t,)).fetchone()
+                if row[0] < row[1] and not self.db.execute("SELECT 1 FROM waived WHERE txn = ?", (t,)).fetchone():
+                    out.add(t)
+        return out
+
+    def _refold(self, notes) -> None:
+        notes = sorted(notes)
+        broken = self._broken_txns(notes)
+        for note_id in notes:
+            evs = [json.loads(r[0]) for r in self.db.execute(
+                "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
+            evs = [ev for ev in evs if ev["txn"] not in broken]
+            note, _ = fold_note_events(evs)
+            self._put_note(note_id, note)
+
+    def _put_note(self, note_id: str, note: Note | None) -> None:
+        db = self.db
+        old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
+        if old is not None:
+            rowid = old[0]
+            text = db.execute("SELECT title, body, tags_text, paths_text, subtokens FROM note_text WHERE rowid = ?",
+                              (rowid,)).fetchone()
+            db.execute("INSERT INTO notes_fts(notes_fts, rowid, title, body, tags_text, paths_text, subtokens) "
+                       "VALUES ('delete', ?, ?, ?, ?, ?, ?)", (rowid, *text))
+            for table in ("notes", "note_text"):
+                db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+            for table in ("note_tags", "note_paths"):
+                db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
+        else:
+            rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+        if note is None:
+            return
+        meta, text, tags, prefixes = self._note_rows(rowid, note)
+        db.execute(INSERT_META, meta)
+        db.execute(INSERT_TEXT, text)
+        db.execute("INSERT INTO notes_fts(rowid, title, body, tags_text, paths_text, subtokens) VALUES (?, ?, ?, ?, ?, ?)",
+                   text[:6])
+        db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
+        db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
+
+    @staticmethod
+    def _note_rows(rowid: int, note: Note):
+        forgotten = note.state == "forgotten"
+        sub = "" if forgotten else ranking.subtokens(note.title, note.body, note.tags, note.paths)
+        meta = (rowid, note.id, note.kind, note.priority, ranking.PRIORITY_ORDER.get(note.priority, 9), note.state,
+                note.scope, note.branch, note.created_at, note.expires)
+        text = (rowid, note.title, note.body, "\n".join(note.tags), "\n".join(note.paths), sub, note_json(note))
+        return meta, text, [(t, rowid) for t in note.tags], [(path_prefix(p), rowid) for p in note.paths]
+
+    def rebuild(self, progress=None) -> dict:
+        """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            result = self._rebuild_locked(progress)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return result
+
+    def _rebuild_locked(self, progress) -> dict:
+        db = self.db
+        for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
+            db.execute(f"DELETE FROM {table}")
+        db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
+        db.execute("DELETE FROM note_text")
+        shards = self.ledger.shards()
+        total_bytes = sum(p.stat().st_size for p in shards) or 1
+        done_bytes = 0
+        # (note, at, id, txn, line) per unique event: raw lines are kept, parsed dicts are not,
+        # so memory stays near the size of the shards.
+        keys: list[tuple] = []
+        where: dict[str, int] = {}
+        txn_count: dict[str, int] = {}
+        txn_want: dict[str, int] = {}
+        waived: set[str] = set()
+        for path in shards:
+            st = path.stat()
+            data = path.read_bytes()
+            evs, _, _, used = parse_lines(self.ledger.rel(path), data, raw=True)
+            for ev in evs:
+                key = (ev["note"], ev["at"], ev["id"], ev["txn"], ev["_line"])
+                seen = where.get(ev["id"])
+                if seen is not None:
+                    if _canonical(key[4]) < _canonical(keys[seen][4]):
+                        txn_count[keys[seen][3]] -= 1
+                        keys[seen] = key
+                        txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+                        txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+                    continue
+                where[ev["id"]] = len(keys)
+                keys.append(key)
+                txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+                txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+                if ev["op"] == "forget":
+                    waived.update(ev.get("stripped", ()))
+            db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
+                       (path.name, len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
+                        data[:used].count(b"\n")))
+            del evs, data
+            done_bytes += st.st_size
+            if progress:
+                progress(done_bytes / total_bytes * 0.4)
+        del where
+        db.executemany("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?)",
+                       ((k[2], k[0], k[1], k[3], txn_want[k[3]], k[4]) for k in keys))
+        db.executemany("INSERT INTO waived VALUES (?)", ((t,) for t in sorted(waived)))
+        broken = {t for t, n in txn_count.items() if n < txn_want[t] and t not in waived}
+        keys.sort()
+        if progress:
+            progress(0.5)
+        batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
+
+        def flush():
+            db.executemany(INSERT_META, batch_meta)
+            db.executemany(INSERT_TEXT, batch_text)
+            db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
+            db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
+            for batch in (batch_meta, batch_text, batch_tags, batch_paths):
+                batch.clear()
+
+        n_notes = 0
+        i, total = 0, len(keys)
+        while i < total:
+            note_id = keys[i][0]
+            j = i
+            while j < total and keys[j][0] == note_id:
+                j += 1
+            evs = [json.loads(k[4]) for k in keys[i:j] if k[3] not in broken]
+            i = j
+            note, _ = fold_note_events(evs)
+            if note is None:
+                continue
+            n_notes += 1
+            meta, text, tags, prefixes = self._note_rows(n_notes, note)
+            batch_meta.append(meta)
+            batch_text.append(text)
+            batch_tags.extend(tags)
+            batch_paths.extend(prefixes)
+            if len(batch_meta) >= 2000:  # bounded memory on large ledgers
+                flush()
+        flush()
+        del keys
+        if progress:
+            progress(0.8)
+        db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
+        if progress:
+            progress(1.0)
+        return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
+
+    # ---- reads --------------------------------------------------------------------------------
+
+    def get_note(self, note_id: str) -> Note | None:
+        row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
+        return row_note(row) if row else None
+
+    def get_notes(self, ids) -> dict[str, Note]:
+        ids = list(ids)
+        out = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT n.id, {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id IN ({marks})", chunk):
+                out[row[0]] = row_note(row[1:])
+        return out
+
+    def ids_with_prefix(self, prefix: str) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT 6", (prefix, prefix + "~"))]
+
+    def all_notes(self) -> list[Note]:
+        return [row_note(r) for r in self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} ORDER BY n.created_at, n.id")]
+
+    def note_events(self, note_id: str) -> list[dict]:
+        """The note's applied events, as replay applies them."""
+        broken = self._broken_txns([note_id])
+        evs = [json.loads(r[0]) for r in self.db.execute(
+            "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
+        _, applied = fold_note_events([e for e in evs if e["txn"] not in broken])
+        return applied
+
+    def events_after(self, event_id: str | None) -> list[dict]:
+        rows = self.db.execute("SELECT note FROM events GROUP BY note ORDER BY note")
+        out = []
+        for (note_id,) in rows.fetchall():
+            out.extend(self.note_events(note_id))
+        out.sort(key=lambda e: (e["at"], e["id"]))
+        if event_id is None:
+            return out
+        ids = [e["id"] for e in out]
+        if event_id not in ids:
+            raise Corrupt(f"event {event_id} is not in the ledger (forgotten, or from another branch)")
+        return out[ids.index(event_id) + 1:]
+
+    def stats(self) -> dict:
+        notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+        events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
+        return {"notes": notes, "events": events, "path": str(self.path)}

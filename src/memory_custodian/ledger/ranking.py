@@ -1,0 +1,268 @@
+"""The knobs of recall ranking, in one place: tokenising, the MATCH query, BM25 weights, priors.
+
+Ranking is BM25 over the FTS5 columns times small priors for priority and kind, plus a lift for
+notes anchored near the paths a task touches. Provenance never enters a score: trust changes
+how a note is framed, not where it ranks. Changing the tokenizer or `subtokens` changes
+`INDEX_SIGNATURE`, which makes the index rebuild itself.
+
+Every knob below was tuned on the train split of `benchmarks/recall/` and kept only because it
+raised recall@10 on the held-out test split; `benchmarks/bench_recall.py` prints that history,
+including the changes that were measured and rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+INDEX_SIGNATURE = "fts=porter-unicode61-rd2;subtokens=1"
+
+# Column order is the FTS table's: title, body, tags_text, paths_text, subtokens.
+FTS_COLUMNS = ("title", "body", "tags_text", "paths_text", "subtokens")
+COLUMN_WEIGHTS = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
+
+# Multiplicative priors: score = bm25 * (1 + priority + kind) * (1 + PATH_LIFT if near a touched path).
+PRIORITY_PRIOR = {"high": 0.25, "medium": 0.0, "low": -0.15}
+KIND_PRIOR = {"directive": 0.0, "gotcha": 0.15, "decision": 0.10, "finding": 0.0, "task": -0.05,
+              "reference": 0.0, "operational": 0.0}
+PATH_LIFT = 0.5
+
+# Without a query: priority first, then recency.
+PRIORITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+
+STOPWORDS = frozenset(
+    "a an and are as at be but by can do does for from has have how i if in into is it its me my no not "
+    "of on or our should so that the their them then there these they this to was we were what when "
+    "where which who why will with you your".split()
+)
+# Words a task is phrased with that say nothing about which note it needs ("add a feature to",
+# "what should I know before"): a match on them only lifts unrelated task checkpoints.
+TASK_WORDS = frozenset(
+    "about after again all also any anything around before being both could did each every get "
+    "got had here him his just know let like make may more most much must need new now off once "
+    "one only other out over please same see some still such than too under until up us use used "
+    "using very want way well would".split()
+)
+USE_TASK_WORDS = False  # measured: train +0.9 pt, test flat — off
+
+# Query terms at least this long also match as prefixes (`config` finds `configuration`); 0 = off.
+PREFIX_MIN = 0  # measured at 4, 5, 6: train flat or worse — off
+
+# Paths a caller passes also match notes anchored there, even with no query word in common.
+MATCH_PATHS = True
+
+# Query expansion: a term also matches the other words of its group. Generic software vocabulary
+# only (no project's domain words), because a symptom is rarely worded the way its cause was.
+USE_SYNONYMS = True
+SYNONYM_CAP = 3  # at most this many expansions a term (0 = its whole group): more adds noise
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("hang", "hangs", "freeze", "freezes", "frozen", "stuck", "deadlock", "deadlocks", "blocked", "blocks"),
+    ("slow", "slowness", "latency", "sluggish", "performance", "faster", "speed", "p95", "timeout", "timeouts"),
+    ("crash", "crashes", "exception", "error", "errors", "fails", "failure", "traceback", "broken", "breaks"),
+    ("credential", "credentials", "secret", "secrets", "key", "keys", "token", "tokens", "password", "passwords"),
+    ("login", "logins", "signin", "signed", "logout", "session", "sessions", "auth", "authentication"),
+    ("email", "emails", "mail", "mailer", "smtp"),
+    ("memory", "ram", "oom", "leak", "leaks"),
+    ("duplicate", "duplicates", "twice", "double", "idempotent", "idempotency", "again"),
+    ("timezone", "tz", "utc", "naive", "aware", "clock"),
+    ("flaky", "flake", "intermittent", "intermittently", "sometimes", "randomly"),
+    ("translation", "translations", "i18n", "localization", "localisation", "locale", "localizing", "language"),
+    ("config", "configuration", "settings", "setting", "env", "environment", "variable", "variables"),
+    ("deploy", "deployment", "release", "rollout", "ship", "production", "prod"),
+    ("database", "db", "postgres", "sql", "query", "queries", "table", "tables"),
+    ("test", "tests", "testing", "spec", "fixture", "fixtures", "ci", "pipeline"),
+    ("cost", "costs", "expensive", "bill", "price", "pricing", "budget"),
+    ("queue", "job", "jobs", "worker", "workers", "background", "async", "task", "tasks"),
+    ("cache", "cached", "caching", "memoise", "memoize", "memoised"),
+    ("upload", "uploads", "import", "imports", "spreadsheet", "csv", "file", "files"),
+    ("encoding", "charset", "utf", "unicode", "garbled", "mangled", "accented", "characters"),
+    ("sort", "sorting", "order", "ordering", "collation"),
+    ("page", "pages", "pagination", "cursor", "paging"),
+    ("log", "logs", "logging", "logged", "logger"),
+    ("dependency", "dependencies", "upgrade", "bump", "version", "pin", "pinned", "library"),
+    ("race", "concurrency", "concurrent", "thread", "threads", "parallel"),
+    ("rounding", "cent", "cents", "decimal", "float", "money", "amount", "amounts", "totals"),
+    ("tenant", "tenants", "customer", "customers", "account", "accounts", "company"),
+    ("silent", "silently", "swallow", "swallows", "ignored", "hidden"),
+    ("large", "huge", "big", "oversized"),
+    ("cpu", "profiling", "profile", "hotspot"),
+    ("http", "request", "requests", "api", "upstream", "provider", "external"),
+    ("delete", "remove", "cleanup", "clean"),
+    ("schedule", "scheduled", "periodic", "cron", "nightly"),
+    ("container", "image", "docker", "dockerfile"),
+    ("pod", "pods", "replicas", "kubernetes", "k8s", "scaling", "autoscale"),
+    ("region", "aws", "cloud"),
+    ("review", "reviewer", "reviewers", "approval", "approve", "approvals"),
+)
+
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*")
+_IDENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
+_SEP_RE = re.compile(r"[_./-]+")
+_RUN_RE = re.compile(r"[A-Za-z0-9_./-]{3,}")
+_COMPOUND_RE = re.compile(r"[a-z0-9][A-Z]|[A-Za-z0-9][_./-]+[A-Za-z0-9]")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+@lru_cache(maxsize=65536)
+def split_identifier(ident: str) -> tuple[str, ...]:
+    """`workspaceLock_v2` -> (workspace, lock, v, 2); `src/a/b.py` -> (src, a, b, py)."""
+    parts = []
+    for piece in _SEP_RE.split(ident):
+        parts.extend(m.group(0).lower() for m in _CAMEL_RE.finditer(piece))
+    return tuple(p for p in parts if p)
+
+
+@lru_cache(maxsize=65536)
+def _compound_parts(run: str) -> tuple[str, ...]:
+    """The parts of a word that splits (camelCase, snake_case, a/b.py, kebab-case), else ()."""
+    if not _COMPOUND_RE.search(run):
+        return ()
+    parts = split_identifier(run.strip("_./-"))
+    return parts if len(parts) > 1 else ()
+
+
+def subtokens(title: str, body: str, tags, paths) -> str:
+    """Extra tokens for code-aware matching: camelCase parts and the joined form of compounds."""
+    out: list[str] = []
+    seen = set()
+    text = "\n".join([title, body, *tags, *paths])
+    for run in _RUN_RE.findall(text):
+        parts = _compound_parts(run)
+        if not parts:
+            continue
+        for tok in (*parts, "".join(parts)):
+            if tok not in seen:
+                seen.add(tok)
+                out.append(tok)
+    return " ".join(out)
+
+
+def _stop(tok: str) -> bool:
+    return tok in STOPWORDS or (USE_TASK_WORDS and tok in TASK_WORDS)
+
+
+def query_terms(query: str) -> list[str]:
+    terms: list[str] = []
+    for m in _IDENT_RE.finditer(query or ""):
+        parts = split_identifier(m.group(0))
+        cands = list(parts) + (["".join(parts)] if len(parts) > 1 else [])
+        for tok in cands:
+            if tok not in terms and not _stop(tok):
+                terms.append(tok)
+    if not terms:
+        for m in _WORD_RE.finditer(query or ""):
+            tok = m.group(0).lower()
+            if tok not in terms:
+                terms.append(tok)
+    return terms
+
+
+def _crude_stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+_SYNONYMS: dict[str, tuple[str, ...]] = {}
+_SYNONYMS_FROM: object = None
+
+
+def synonyms(term: str) -> tuple[str, ...]:
+    """The other words of `term`'s group(s), looked up as written and by a crude stem."""
+    global _SYNONYMS, _SYNONYMS_FROM
+    if _SYNONYMS_FROM is not SYNONYM_GROUPS:  # rebuilt when a benchmark swaps the groups
+        table: dict[str, list[str]] = {}
+        for group in SYNONYM_GROUPS:
+            for word in group:
+                for key in {word, _crude_stem(word)}:
+                    bucket = table.setdefault(key, [])
+                    bucket.extend(w for w in group if w != word and w not in bucket)
+        _SYNONYMS = {k: tuple(v) for k, v in table.items()}
+        _SYNONYMS_FROM = SYNONYM_GROUPS
+    return _SYNONYMS.get(term) or _SYNONYMS.get(_crude_stem(term)) or ()
+
+
+def build_match(query: str, paths=()) -> str | None:
+    """An FTS5 MATCH expression: any of the query's terms, each quoted (no query syntax leaks in),
+    their synonyms, and with `paths` (the caller's path filter) a phrase on the paths column for
+    each, so a note anchored there matches even when it shares no word with the task."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    parts: list[str] = []
+    seen: set[str] = set()
+
+    def add(tok: str) -> None:
+        if tok not in seen:
+            seen.add(tok)
+            prefix = PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit()
+            parts.append(_quote(tok) + ("*" if prefix else ""))
+
+    for tok in terms:
+        add(tok)
+    if USE_SYNONYMS:
+        for tok in terms:
+            syns = synonyms(tok)
+            for syn in syns[:SYNONYM_CAP] if SYNONYM_CAP else syns:
+                for piece in split_identifier(syn):
+                    add(piece)
+    if MATCH_PATHS:
+        for path in paths or ():
+            # the phrase goes through the column's own tokenizer, so it matches the stored path
+            words = " ".join(w for w in re.split(r"[^A-Za-z0-9]+", path) if w)
+            if words:
+                parts.append("paths_text : " + _quote(words))
+    return " OR ".join(parts)
+
+
+# Broad queries on big ledgers: BM25 costs a few microseconds per matching note, so when the
+# query matches more than CANDIDATE_LIMIT notes, only a narrower tier is ranked (all terms, then
+# all terms in the title or tags) provided it still fills the page. Everything else that matched
+# is still counted below the cutoff.
+CANDIDATE_LIMIT = 3000
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_tiers(query: str, paths=()) -> list[str]:
+    """MATCH expressions from broadest to narrowest; the first defines what "matched" means."""
+    broad = build_match(query, paths)
+    if broad is None:
+        return []
+    groups = []
+    for m in _IDENT_RE.finditer(query or ""):
+        parts = [p for p in split_identifier(m.group(0)) if p not in STOPWORDS]
+        if not parts:
+            continue
+        group = " AND ".join(_quote(p) for p in parts)
+        if len(parts) > 1:
+            group = f"({group}) OR {_quote(''.join(parts))}"
+        if group not in groups:
+            groups.append(group)
+    tiers = [broad]
+    if len(groups) > 1:
+        tiers.append(" AND ".join(f"({g})" for g in groups))
+    if groups:
+        every = " AND ".join(f"({g})" for g in groups)
+        tiers.append("{title tags_text} : (" + every + ")")
+    return tiers
+
+
+def _case(column: str, table: dict) -> str:
+    arms = " ".join(f"WHEN '{k}' THEN {float(v)!r}" for k, v in sorted(table.items()))
+    return f"(CASE {column} {arms} ELSE 0.0 END)"
+
+
+def score_sql(bm25_expr: str, path_hit_expr: str | None) -> str:
+    """SQL for a score where bigger is better (FTS5's bm25() is negative: smaller is better)."""
+    prior = f"(1.0 + {_case('n.priority', PRIORITY_PRIOR)} + {_case('n.kind', KIND_PRIOR)})"
+    lift = f" * (1.0 + {PATH_LIFT!r} * ({path_hit_expr}))" if path_hit_expr else ""
+    return f"(-({bm25_expr}) * {prior}{lift})"
+
+
+def bm25_weights() -> tuple[float, ...]:
+    return tuple(COLUMN_WEIGHTS[c] for c in FTS_COLUMNS)

@@ -1,0 +1,233 @@
+"""Ranked recall over the index: filters inside the SQL, a cutoff, and an account of the rest.
+
+A recall never hides anything silently: besides the hits it counts what matched below the cutoff
+and what its state or scope excluded (with the ids), and the text form always ends with that line.
+The ranking knobs live in `ranking.py`; this module is the SQL plumbing and the explanation.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ..errors import InvalidInput
+from . import ranking
+from .model import KINDS, Note
+
+DEFAULT_STATES = ("active",)
+RECALL_STATES = ("active", "stale", "superseded", "revoked", "expired")
+EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
+BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
+EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, lowest ids first
+
+
+@dataclass
+class RecallHit:
+    rank: int
+    score: float
+    note: Note
+    state: str  # as of `now` (time-derived expiry applied)
+
+    def line(self) -> str:
+        return index_line(self.note, self.state)
+
+    def to_dict(self) -> dict:
+        n = self.note
+        return {"rank": self.rank, "score": round(self.score, 6), "id": n.id, "kind": n.kind, "priority": n.priority,
+                "title": n.title, "date": n.created_at[:10], "state": self.state, "provenance": n.provenance,
+                "tags": list(n.tags), "paths": list(n.paths), "line": self.line()}
+
+
+@dataclass
+class RecallResult:
+    query: str | None
+    hits: list[RecallHit] = field(default_factory=list)
+    matched: int = 0  # notes that passed every filter (hits + below the cutoff)
+    below_ids: list[str] = field(default_factory=list)
+    excluded_ids: dict[str, list[str]] = field(default_factory=dict)  # reason -> ids (capped)
+    excluded_counts: dict[str, int] = field(default_factory=dict)  # reason -> exact count
+    filters: dict = field(default_factory=dict)
+
+    @property
+    def below_cutoff(self) -> int:
+        return self.matched - len(self.hits)
+
+    @property
+    def excluded(self) -> dict[str, int]:
+        return {r: n for r, n in self.excluded_counts.items() if n}
+
+    def footer(self) -> str:
+        excl = self.excluded
+        total = sum(excl.values())
+        reasons = ", ".join(f"{excl[r]} {r}" for r in EXCLUSION_ORDER if excl.get(r))
+        text = f"{self.below_cutoff} more matched below the cutoff; {total} excluded"
+        if reasons:
+            text += f" ({reasons})"
+        if total:
+            text += " — --all to include"
+        elif self.below_cutoff:
+            text += " — raise --limit to see more"
+        return text
+
+    def render_text(self) -> str:
+        lines = [h.line() for h in self.hits]
+        if not self.hits:
+            lines.append("(no notes matched)" if self.query else "(no notes)")
+        lines.append(self.footer())
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query, "filters": self.filters, "hits": [h.to_dict() for h in self.hits],
+            "matched": self.matched,
+            "below_cutoff": {"count": self.below_cutoff, "ids": self.below_ids,
+                             "ids_complete": len(self.below_ids) == self.below_cutoff},
+            "excluded": {"count": sum(self.excluded.values()), "by_reason": self.excluded,
+                         "ids": {r: ids for r, ids in sorted(self.excluded_ids.items()) if ids},
+                         "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values())},
+            "summary": self.footer(),
+        }
+
+
+def index_line(note: Note, state: str | None = None) -> str:
+    """`[#k7m2x9qa] gotcha/high · workspace lock released before daemon restart · 2026-11-27`."""
+    mark = "" if (state or note.state) == "active" else f" [{state or note.state}]"
+    return f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {note.created_at[:10]}{mark}"
+
+
+def _path_filter(paths: list[str], key: str, params: dict) -> str:
+    """SQL restricting `n` to notes anchored at `paths`: an indexed prefix lookup, then the exact match."""
+    from .paths import candidate_prefixes
+
+    ors = []
+    for i, path in enumerate(paths):
+        ancestors, (lo, hi) = candidate_prefixes(path)
+        names = []
+        for j, prefix in enumerate(ancestors):
+            params[f"{key}a{i}_{j}"] = prefix
+            names.append(f":{key}a{i}_{j}")
+        params[f"{key}lo{i}"], params[f"{key}hi{i}"] = lo, hi
+        ors.append(f"prefix IN ({','.join(names)}) OR (prefix >= :{key}lo{i} AND prefix < :{key}hi{i})")
+    params[key] = json.dumps(paths)
+    return (f"(n.rowid IN (SELECT note FROM note_paths WHERE {' OR '.join(ors)}) AND "
+            f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
+
+
+def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
+               now=None, root=None, near_paths=(), exclude_ids=()) -> RecallResult:
+    from .ids import now_iso
+    from .inputs import clean_paths, clean_tags, current_branch
+
+    if not isinstance(limit, int) or limit < 0:
+        raise InvalidInput("--limit must be 0 or more")
+    kinds = tuple(sorted(set(kinds)))
+    for k in kinds:
+        if k not in KINDS:
+            raise InvalidInput(f"unknown kind {k!r}; use one of: {', '.join(KINDS)}")
+    for s in states:
+        if s not in RECALL_STATES:
+            raise InvalidInput(f"unknown state {s!r}; use one of: {', '.join(RECALL_STATES)}")
+    tags, paths = clean_tags(tags), clean_paths(paths)
+    near_paths = clean_paths(near_paths)
+    now = now or now_iso()
+    branch = current_branch(root) if root is not None else None
+    query = query.strip() if isinstance(query, str) and query.strip() else None
+    tiers = ranking.match_tiers(query) if query else []
+    result = RecallResult(query=query, filters={"kinds": list(kinds), "tags": tags, "paths": paths,
+                                                "states": sorted(states), "all": bool(include_all), "limit": limit})
+    if query and not tiers:
+        return result
+
+    eff = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NOT NULL AND n.expires <= :now "
+           "THEN 'expired' ELSE n.state END)")
+    scope_ok = "(n.scope = 'workspace' OR n.branch IS :branch)"
+    want_states = tuple(states) or DEFAULT_STATES
+    params: dict = {"now": now, "branch": branch}
+    where = ["n.state != 'forgotten'"]
+    if kinds:
+        where.append("n.kind IN (%s)" % ",".join(f":k{i}" for i in range(len(kinds))))
+        params.update({f"k{i}": k for i, k in enumerate(kinds)})
+    if tags:
+        where.append("n.rowid IN (SELECT note FROM note_tags WHERE tag IN (%s))"
+                     % ",".join(f":t{i}" for i in range(len(tags))))
+        params.update({f"t{i}": t for i, t in enumerate(tags)})
+    if paths:
+        where.append(_path_filter(paths, "p", params))
+    if exclude_ids:
+        where.append("n.id NOT IN (%s)" % ",".join(f":x{i}" for i in range(len(exclude_ids))))
+        params.update({f"x{i}": x for i, x in enumerate(exclude_ids)})
+    near = _path_filter(near_paths, "near", params) if near_paths else None
+    if include_all:
+        included = "1"
+    else:
+        included = f"({eff} IN (%s) AND {scope_ok})" % ",".join(f":s{i}" for i in range(len(want_states)))
+        params.update({f"s{i}": s for i, s in enumerate(want_states)})
+    base = " AND ".join(where)
+    db = index.db
+
+    if tiers:
+        source = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
+        weights = ", ".join(repr(w) for w in ranking.bm25_weights())
+        score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
+        order = "score DESC, n.created_at DESC, n.id"
+        # "matched" is the broadest tier; ranking may use a narrower one on broad queries
+        params["match"] = tiers[0]
+        rank_match = tiers[0]
+        count_sql = "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?"
+        if db.execute(count_sql, (tiers[0],)).fetchone()[0] > ranking.CANDIDATE_LIMIT:
+            for tier in tiers[1:]:
+                if db.execute(count_sql, (tier,)).fetchone()[0] < max(limit, 1):
+                    break
+                rank_match = tier
+                if db.execute(count_sql, (tier,)).fetchone()[0] <= ranking.CANDIDATE_LIMIT:
+                    break
+    else:
+        source = "notes n"
+        if near:
+            score = f"({near} * 1.0)"
+            order = "score DESC, n.prio, n.created_at DESC, n.id"
+        else:
+            score = "0.0"
+            order = "n.prio, n.created_at DESC, n.id"
+        rank_match = None
+    match_cond = " AND notes_fts MATCH :match" if tiers else ""
+
+    def ranked(match_expr, cap):
+        p = dict(params, cap=cap)
+        if match_expr is not None:
+            p["match"] = match_expr
+        return db.execute(f"SELECT n.id, {score} AS score FROM {source} WHERE {base}{match_cond} AND {included} "
+                          f"ORDER BY {order} LIMIT :cap", p).fetchall()
+
+    rows = ranked(rank_match, limit + BELOW_IDS_CAP)
+    if tiers and rank_match != tiers[0] and len(rows) < limit:
+        rows = ranked(tiers[0], limit + BELOW_IDS_CAP)  # filters left too few in the narrow tier
+        rank_match = tiers[0]
+    if rank_match == (tiers[0] if tiers else None) and len(rows) < limit + BELOW_IDS_CAP:
+        result.matched = len(rows)
+    else:
+        result.matched = db.execute(f"SELECT count(*) FROM {source} WHERE {base}{match_cond} AND {included}",
+                                    params).fetchone()[0]
+    top = rows[:limit]
+    notes = index.get_notes([r[0] for r in top])
+    for i, (note_id, score_value) in enumerate(top, 1):
+        note = notes[note_id]
+        result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
+    result.below_ids = [r[0] for r in rows[limit:]]
+    if not include_all:
+        excluded: dict[str, list[str]] = {}
+        counts = db.execute(f"SELECT {eff} AS st, {scope_ok} AS ok, count(*) FROM {source} WHERE {base}{match_cond} "
+                            f"AND NOT {included} GROUP BY st, ok", params).fetchall()
+        reasons: dict[str, int] = {}
+        for state, _ok, n in counts:
+            reason = state if state not in want_states else "other scope"
+            reasons[reason] = reasons.get(reason, 0) + n
+        if reasons:
+            for note_id, state in db.execute(
+                    f"SELECT n.id, {eff} FROM {source} WHERE {base}{match_cond} AND NOT {included} "
+                    f"ORDER BY n.id LIMIT :cap", dict(params, cap=EXCLUDED_IDS_CAP)):
+                reason = state if state not in want_states else "other scope"
+                excluded.setdefault(reason, []).append(note_id)
+        result.excluded_ids = excluded
+        result.excluded_counts = reasons
+    return result

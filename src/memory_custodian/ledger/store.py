@@ -1,0 +1,266 @@
+"""The ledger on disk: monthly JSONL shards, appended to one txn at a time, replayed in full.
+
+A txn is one `os.write` of all its lines to an O_APPEND file under the project lock, then fsync:
+a crash leaves the txn whole or a torn last line, never a half-applied change. Replay reads every
+shard, ignores (and reports) a torn last line and incomplete txns, and is loud about anything
+else it cannot read. The one rewrite is `forget`, the hard delete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import fsutil
+from ..errors import Corrupt, InvalidInput, NotFound, Refused
+from .fold import Problem, apply, replay, shape_error, transition_error
+from .ids import iso_to_ms, ms_to_iso, new_ulids
+from .model import FORMAT_VERSION, Note
+
+LEDGER_DIR = "ledger"
+TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspection
+
+
+def encode_event(ev: dict) -> str:
+    """The one serialisation: sorted keys, compact separators, UTF-8 text, one line."""
+    return json.dumps({k: v for k, v in ev.items() if not k.startswith("_")}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+@dataclass
+class Replay:
+    notes: dict[str, Note] = field(default_factory=dict)
+    events_by_note: dict[str, list[dict]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int = 1, raw: bool = False):
+    """Parse shard bytes. Returns (events, locations, problems, consumed_bytes).
+
+    A last line without its newline is torn: ignored and reported, and not consumed. Any other bad
+    line raises Corrupt naming file:line, unless `lenient` (doctor), where it becomes a problem.
+    """
+    events: list[dict] = []
+    locations: dict[str, str] = {}
+    problems: list[Problem] = []
+    end = data.rfind(b"\n") + 1
+    body, tail = data[:end], data[end:]
+    lineno = start_line - 1
+    for line in body.split(b"\n")[:-1]:
+        lineno += 1
+        where = f"{rel}:{lineno}"
+        if not line.strip():
+            continue
+        why = None
+        ev = None
+        try:
+            raw_line = line.decode("utf-8")
+            ev = json.loads(raw_line)
+        except (UnicodeDecodeError, ValueError):
+            why = "not a JSON line"
+        if ev is not None:
+            if isinstance(ev, dict) and isinstance(ev.get("v"), int) and ev["v"] > FORMAT_VERSION:
+                msg = (f"written in ledger format v{ev['v']}, newer than this memory-custodian reads "
+                       f"(v{FORMAT_VERSION}) — upgrade memory-custodian")
+                if not lenient:
+                    raise Corrupt(msg, path=rel, line=lineno)
+                problems.append(Problem("unknown-version", msg, where=where))
+                continue
+            why = shape_error(ev)
+        if why is not None:
+            msg = f"bad ledger event: {why} — fix or remove this line by hand, then run `doctor`"
+            if not lenient:
+                raise Corrupt(msg, path=rel, line=lineno)
+            problems.append(Problem("bad-event", msg, where=where,
+                                    event=ev.get("id") if isinstance(ev, dict) else None))
+            continue
+        if raw:
+            ev["_line"] = raw_line
+        events.append(ev)
+        locations[ev["id"]] = where
+    if tail:
+        problems.append(Problem("torn-tail", f"torn last line ({len(tail)} bytes, an interrupted write) ignored — "
+                                "`doctor --repair` removes it", where=f"{rel}:{lineno + 1}"))
+    return events, locations, problems, end
+
+
+class Ledger:
+    """The shards of one memory folder."""
+
+    def __init__(self, memory_dir: Path | str):
+        self.memory_dir = Path(memory_dir)
+        self.dir = self.memory_dir / LEDGER_DIR
+
+    def rel(self, path: Path) -> str:
+        return f"{LEDGER_DIR}/{path.name}"
+
+    def shards(self) -> list[Path]:
+        if not self.dir.is_dir():
+            return []
+        return sorted(p for p in self.dir.glob("*.jsonl") if p.is_file())
+
+    def read_events(self, *, lenient: bool = False):
+        events: list[dict] = []
+        locations: dict[str, str] = {}
+        problems: list[Problem] = []
+        for path in self.shards():
+            evs, locs, probs, _ = parse_lines(self.rel(path), path.read_bytes(), lenient=lenient)
+            events.extend(evs)
+            locations.update(locs)
+            problems.extend(probs)
+        return events, locations, problems
+
+    def load(self, *, lenient: bool = False) -> Replay:
+        events, locations, problems = self.read_events(lenient=lenient)
+        notes, by_note, fold_problems = replay(events, locations=locations)
+        return Replay(notes, by_note, problems + fold_problems)
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    def append_txn(self, events: list[dict], *, lookup=None) -> list[dict]:
+        """Validate and append `events` as one txn; returns them completed (v, id, at, txn, txn_n).
+
+        Each event's transition is checked against the current fold: `lookup(note_id)` (e.g. the
+        index, caught up under this lock) gives a note's current state; without it the ledger is
+        replayed. Notes created in this txn need no lookup (their ids are fresh and random).
+        Nothing is written unless every event is legal.
+        """
+        if not events:
+            raise InvalidInput("nothing to write")
+        with fsutil.project_lock(self.memory_dir):
+            return self._append_locked(events, lookup)
+
+    def _append_locked(self, events: list[dict], lookup) -> list[dict]:
+        created = [ev["note"] for ev in events if ev.get("op") == "create"]
+        needed = sorted({ev["note"] for ev in events if ev.get("note") not in created})
+        current: dict[str, Note | None] = {}
+        if needed:
+            if lookup is None:
+                notes = self.load().notes
+                lookup = notes.get
+            for note_id in needed:
+                current[note_id] = lookup(note_id)
+        not_before = max((iso_to_ms(n.updated_at) for n in current.values() if n is not None and n.updated_at),
+                         default=0)
+        ms, ids = new_ulids(len(events) + 1, not_before)
+        at = ms_to_iso(ms)
+        done = []
+        for ev, eid in zip(events, ids[1:]):
+            full = {k: v for k, v in ev.items() if v is not None}
+            full.update(v=FORMAT_VERSION, id=eid, at=at, txn=ids[0], txn_n=len(events))
+            done.append(full)
+        state = dict(current)
+        for ev in done:
+            why = shape_error(ev)
+            if why is not None:
+                raise InvalidInput(f"cannot write event: {why}")
+            note = state.get(ev["note"])
+            why = transition_error(note, ev)
+            if why is not None:
+                raise Refused(f"{why}; nothing was written")
+            state[ev["note"]] = apply(_copy(note), ev)
+        payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
+        self._append_bytes(self.dir / f"{at[:7]}.jsonl", payload)
+        return done
+
+    def _append_bytes(self, path: Path, payload: bytes) -> None:
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            existed = path.exists()
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise fsutil._disk_error(path, exc) from exc
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                payload = self._fix_tail(fd, path, size) + payload
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            raise fsutil._disk_error(path, exc) from exc
+        finally:
+            os.close(fd)
+        if not existed:
+            fsutil.fsync_dir(self.dir)
+
+    def _fix_tail(self, fd: int, path: Path, size: int) -> bytes:
+        """A shard not ending in a newline: end a whole last event, or move a torn one aside."""
+        start = max(0, size - (1 << 20))
+        chunk = os.pread(fd, size - start, start)
+        cut = chunk.rfind(b"\n") + 1
+        fragment = chunk[cut:]
+        try:
+            if shape_error(json.loads(fragment.decode("utf-8"))) is None:
+                return b"\n"
+        except (UnicodeDecodeError, ValueError):
+            pass
+        torn = fsutil.ensure_cache_dir(self.memory_dir) / TORN_DIR
+        torn.mkdir(exist_ok=True)
+        fsutil.atomic_write(torn / f"{path.stem}-{start + cut}.bin", fragment)
+        os.ftruncate(fd, start + cut)
+        import sys
+
+        print(f"warning: {self.rel(path)}: trimmed a torn last line ({len(fragment)} bytes) left by an "
+              f"interrupted write; saved to .cache/{TORN_DIR}/", file=sys.stderr)
+        return b""
+
+    # ---- the hard delete ---------------------------------------------------------------------
+
+    def forget(self, note_id: str, *, actor: str = "human") -> dict:
+        """Remove every event of `note_id` from the shards and leave one content-free `forget` event.
+
+        The forget event is appended first, so a crash part-way leaves a forgotten note whose
+        leftover lines `doctor --repair` strips. `stripped` names the txns that lost events, so
+        their other events still count as complete.
+        """
+        with fsutil.project_lock(self.memory_dir):
+            rep = self.load()
+            note = rep.notes.get(note_id)
+            if note is None:
+                raise NotFound(f"no note #{note_id} in the ledger")
+            if note.state == "forgotten" and len(rep.events_by_note.get(note_id, ())) <= 1:
+                raise Refused(f"note #{note_id} is already forgotten")
+            txns = sorted({ev["txn"] for ev in rep.events_by_note.get(note_id, ()) if ev["op"] != "forget"})
+            if note.state != "forgotten":
+                events = self.append_txn([{"op": "forget", "note": note_id, "actor": actor, "stripped": txns}],
+                                         lookup=rep.notes.get)
+                keep = events[0]["id"]
+            else:
+                keep = rep.events_by_note[note_id][-1]["id"]
+            rewritten = self.strip_note(note_id, keep_event=keep)
+        return {"note": note_id, "forget_event": keep, "rewritten": rewritten,
+                "warning": "git history still holds the old text; rewrite history (e.g. git filter-repo) "
+                           "if it must be gone everywhere"}
+
+    def strip_note(self, note_id: str, *, keep_event: str) -> list[str]:
+        """Atomically rewrite each shard holding `note_id`'s events without them (except `keep_event`)."""
+        rewritten = []
+        for path in self.shards():
+            data = path.read_bytes()
+            end = data.rfind(b"\n") + 1
+            kept, changed = [], False
+            for raw in data[:end].split(b"\n")[:-1]:
+                try:
+                    ev = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError):
+                    ev = None
+                if isinstance(ev, dict) and ev.get("note") == note_id and ev.get("id") != keep_event:
+                    changed = True
+                    continue
+                kept.append(raw + b"\n")
+            if changed:
+                fsutil.atomic_write(path, b"".join(kept) + data[end:])
+                rewritten.append(self.rel(path))
+        return rewritten
+
+
+def _copy(note: Note | None) -> Note | None:
+    if note is None:
+        return None
+    import dataclasses
+
+    return dataclasses.replace(note, extra=dict(note.extra))

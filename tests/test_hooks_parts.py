@@ -1,0 +1,212 @@
+"""The pieces under the hooks: fencing, quote binding, session state, host payload parsing."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_custodian.agents.fence import fence
+from memory_custodian.agents.hosts import parse_event, project_relative, render_output
+from memory_custodian.agents.quotes import bind_quote, find_shared_span
+from memory_custodian.agents.sessions import open_session, prune_sessions, recent_user_messages
+from memory_custodian.errors import InvalidInput
+
+HOSTS = Path(__file__).parent / "fixtures" / "hosts"
+
+
+# ---- fence ---------------------------------------------------------------------------------------
+
+def test_fence_outgrows_any_backtick_run():
+    text = "see ```python\nprint(1)\n```\nand ````` five"
+    out = fence(text)
+    assert out.startswith("``````memory\n") and out.endswith("\n``````")
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.sampled_from("`a\n ~"), max_size=60))
+def test_no_content_closes_the_fence_early(text):
+    out = fence(text)
+    opening = out.split("\n", 1)[0]
+    ticks = opening[: len(opening) - len("memory")]
+    lines = out.split("\n")
+    # the only line that is a closing fence of that length is the last one
+    closers = [i for i, line in enumerate(lines[1:], 1) if line.strip().startswith(ticks) and set(line.strip()) == {"`"}]
+    assert closers == [len(lines) - 1]
+    assert ticks not in text
+
+
+# ---- quotes --------------------------------------------------------------------------------------
+
+MESSAGE = "Please remember: never run the billing migration on Fridays, ops is short-staffed then."
+
+
+def test_shared_span_binds_the_users_words():
+    note = "Team rule — never run the billing migration on Fridays (ops capacity)."
+    assert find_shared_span(note, MESSAGE) == "never run the billing migration on Fridays"
+    binding = bind_quote(note, None, [MESSAGE])
+    assert binding.provenance == "user-stated"
+    assert binding.quote == "never run the billing migration on Fridays"
+
+
+def test_short_overlap_is_not_a_quote():
+    binding = bind_quote("the billing migration is slow", None, [MESSAGE])
+    assert binding.provenance == "agent" and binding.quote is None and binding.refused_reason is None
+
+
+def test_explicit_quote_checked_and_refused_with_reason():
+    ok = bind_quote("Billing migration: not on Fridays.", "never run the billing migration on Fridays", [MESSAGE])
+    assert ok.provenance == "user-stated"
+    bad = bind_quote("Billing migration: not on Fridays.", "always run the billing migration on Mondays", [MESSAGE])
+    assert bad.provenance == "agent" and bad.quote is None
+    assert "does not appear verbatim" in bad.refused_reason
+    none = bind_quote("x", "never run the billing migration on Fridays", [])
+    assert "no user message" in none.refused_reason
+    short = bind_quote("x", "Fridays", [MESSAGE])
+    assert "at least 30 characters" in short.refused_reason
+
+
+def test_whitespace_rewrapping_still_matches():
+    note = "never run the billing\n   migration on Fridays"
+    assert bind_quote(note, None, [MESSAGE]).provenance == "user-stated"
+
+
+# ---- sessions ------------------------------------------------------------------------------------
+
+def make_memory_dir(tmp_path: Path) -> Path:
+    memory_dir = tmp_path / "docs" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "manifest.md").write_text("# Memory Manifest\n")
+    return memory_dir
+
+
+def test_session_state_is_private_and_persistent(tmp_path):
+    memory_dir = make_memory_dir(tmp_path)
+    with open_session(memory_dir, "../../etc/passwd") as state:
+        state.mark("k7m2x9qa", "01EV")
+        state.keep_message("hello there", now=1000.0)
+    files = list((memory_dir / ".cache" / "sessions").glob("*.json"))
+    assert len(files) == 1 and files[0].parent.name == "sessions"
+    assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
+    assert stat.S_IMODE(files[0].parent.stat().st_mode) == 0o700
+    with open_session(memory_dir, "../../etc/passwd") as state:
+        assert state.seen("k7m2x9qa", "01EV") and not state.seen("k7m2x9qa", "01EW")
+
+
+def test_recent_messages_expire_after_ten_minutes(tmp_path):
+    import time
+
+    memory_dir = make_memory_dir(tmp_path)
+    now = time.time()
+    with open_session(memory_dir, "a") as state:
+        state.keep_message("old words", now=now - 601)
+    with open_session(memory_dir, "b") as state:
+        state.keep_message("new words", now=now - 5)
+    assert recent_user_messages(memory_dir, now=now) == ["new words"]
+    # the expired message is dropped from disk on the next touch of its session
+    with open_session(memory_dir, "a"):
+        pass
+    assert "old words" not in "".join(p.read_text() for p in (memory_dir / ".cache/sessions").glob("*.json"))
+
+
+def test_turn_budget(tmp_path):
+    memory_dir = make_memory_dir(tmp_path)
+    with open_session(memory_dir, "s") as state:
+        state.new_turn()
+        state.spend(900)
+        assert state.budget_left(1000) == 100
+        state.new_turn()
+        assert state.budget_left(1000) == 1000
+
+
+def test_prune_old_sessions(tmp_path):
+    memory_dir = make_memory_dir(tmp_path)
+    with open_session(memory_dir, "s") as state:
+        state.mark("a", "b")
+    path = next((memory_dir / ".cache/sessions").glob("*.json"))
+    old = path.stat().st_mtime - 8 * 24 * 3600
+    os.utime(path, (old, old))
+    assert prune_sessions(memory_dir) == 1
+    assert not path.exists()
+
+
+def test_broken_session_file_is_rebuilt(tmp_path):
+    memory_dir = make_memory_dir(tmp_path)
+    with open_session(memory_dir, "s") as state:
+        state.mark("a", "b")
+    path = next((memory_dir / ".cache/sessions").glob("*.json"))
+    path.write_text("{not json")
+    with open_session(memory_dir, "s") as state:
+        assert not state.seen("a", "b")
+
+
+# ---- hosts ---------------------------------------------------------------------------------------
+
+def load(host: str, event: str, root: Path) -> dict:
+    return json.loads((HOSTS / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
+
+
+@pytest.mark.parametrize("host,event,action", [
+    ("claude", "SessionStart", "start"), ("claude", "UserPromptSubmit", "prompt"),
+    ("claude", "PreToolUse", "file"), ("claude", "PreCompact", "compact"),
+    ("codex", "SessionStart", "start"), ("codex", "UserPromptSubmit", "prompt"),
+    ("codex", "PreToolUse", "file"), ("codex", "PreCompact", "compact"),
+    ("gemini", "SessionStart", "start"), ("gemini", "BeforeAgent", "prompt"),
+    ("gemini", "AfterTool", "file"), ("gemini", "PreCompress", "compact"),
+])
+def test_recorded_payloads_parse(tmp_path, host, event, action):
+    hook = parse_event(host, event, load(host, event, tmp_path))
+    assert hook.action == action and hook.session_id and hook.cwd == str(tmp_path)
+    if action == "prompt":
+        assert hook.prompt.startswith("The payment webhook")
+    if action == "file":
+        assert project_relative(hook.paths, tmp_path, hook.cwd)[:1] == ["src/shop/payments.py"]
+    if action == "start":
+        assert hook.source == "startup"
+
+
+def test_paths_outside_the_project_are_dropped(tmp_path):
+    assert project_relative(["/etc/passwd", "../x.py", "a/b.py", "./a/b.py"], tmp_path, str(tmp_path)) == ["a/b.py"]
+
+
+def test_non_file_tools_have_no_paths(tmp_path):
+    payload = load("claude", "PreToolUse", tmp_path)
+    payload["tool_name"] = "Bash"
+    assert parse_event("claude", "PreToolUse", payload).paths == []
+
+
+def test_unknown_event_and_host_are_named():
+    with pytest.raises(InvalidInput, match="gemini event 'PreToolUse' is not handled"):
+        parse_event("gemini", "PreToolUse", {})
+    with pytest.raises(InvalidInput, match="unknown host"):
+        parse_event("cursor", "SessionStart", {})
+
+
+def test_output_shapes():
+    assert json.loads(render_output("claude", "UserPromptSubmit", "x")) == {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "x"}}
+    assert render_output("claude", "PreCompact", "x") == ""
+    assert render_output("gemini", "PreCompress", "") == "{}"
+    assert render_output("codex", "SessionStart", "") == ""
+
+
+def test_only_the_mcp_module_imports_mcp_and_nothing_here_imports_click():
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "src" / "memory_custodian" / "agents"
+    for path in sorted(package.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        roots = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                roots.add(node.module.split(".")[0])
+        assert "click" not in roots, path.name
+        if path.name != "mcp_server.py":
+            assert not roots & {"mcp", "mcp_types", "pydantic", "anyio"}, path.name

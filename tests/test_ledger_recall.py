@@ -1,0 +1,117 @@
+"""Ranked recall: filters inside the query, the cutoff, and the account of what was not shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_custodian import Memory
+from memory_custodian.errors import InvalidInput
+
+
+@pytest.fixture
+def mem(tmp_path):
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
+    return Memory.open(tmp_path)
+
+
+def ids(result):
+    return [h.note.id for h in result.hits]
+
+
+def test_line_format_and_footer(mem):
+    note = mem.remember("workspace lock released before daemon restart", kind="gotcha", priority="high")
+    res = mem.recall("daemon")
+    assert res.render_text() == (
+        f"[#{note.id}] gotcha/high · workspace lock released before daemon restart · {note.created_at[:10]}\n"
+        "0 more matched below the cutoff; 0 excluded\n")
+
+
+def test_filters_apply_before_the_cutoff(mem):
+    findings = [mem.remember(f"cache lock contention in worker {i}", priority="high") for i in range(12)]
+    gotchas = [mem.remember(f"the cache lock must be taken first, case {i}", kind="gotcha", priority="low")
+               for i in range(4)]
+    res = mem.recall("cache lock", kinds=["gotcha"], limit=3)
+    assert len(res.hits) == 3 and set(ids(res)) <= {g.id for g in gotchas}
+    assert res.below_cutoff == 1 and res.below_ids[0] in {g.id for g in gotchas}
+    res = mem.recall("cache lock", limit=5)
+    assert res.below_cutoff == 11 and res.matched == 16
+    assert res.footer() == "11 more matched below the cutoff; 0 excluded — raise --limit to see more"
+    del findings
+
+
+def test_excluded_are_counted_with_reasons_and_ids(mem):
+    a = mem.remember("retry budget is five attempts")
+    b = mem.remember("retry budget is three attempts")
+    c = mem.remember("retry budget for uploads")
+    mem.revoke(a.id, reason="wrong")
+    new = mem.supersede(b.id, "retry budget is four attempts", reason="changed")
+    mem.flag_stale(c.id, reason="maybe old")
+    res = mem.recall("retry budget")
+    assert ids(res) == [new.id]
+    assert res.excluded == {"revoked": 1, "superseded": 1, "stale": 1}
+    assert res.footer() == "0 more matched below the cutoff; 3 excluded (1 revoked, 1 superseded, 1 stale) — --all to include"
+    d = res.to_dict()
+    assert d["excluded"]["ids"] == {"revoked": [a.id], "stale": [c.id], "superseded": [b.id]}
+    assert d["excluded"]["count"] == 3 and d["below_cutoff"]["count"] == 0
+    everything = mem.recall("retry budget", include_all=True)
+    assert set(ids(everything)) == {a.id, b.id, c.id, new.id} and everything.excluded == {}
+    revoked_only = mem.recall("retry budget", states=["revoked"])
+    assert ids(revoked_only) == [a.id] and revoked_only.excluded == {"active": 1, "superseded": 1, "stale": 1}
+
+
+def test_no_query_orders_by_priority_then_recency(mem):
+    low = mem.remember("l", priority="low")
+    med1 = mem.remember("m1")
+    high = mem.remember("h", priority="high")
+    med2 = mem.remember("m2")
+    assert ids(mem.recall()) == [high.id, med2.id, med1.id, low.id]
+
+
+def test_tags_paths_and_code_aware_tokens(mem):
+    a = mem.remember("parseConfigFile drops unknown keys", tags=["config"], paths=["src/config/loader.py"])
+    b = mem.remember("release_lock must run in finally", tags=["locking"], paths=["src/daemon/"])
+    assert ids(mem.recall("config file")) == [a.id]
+    assert ids(mem.recall("parseConfigFile")) == [a.id]
+    assert ids(mem.recall("releaseLock")) == [b.id]
+    assert ids(mem.recall(tags=["locking"])) == [b.id]
+    assert ids(mem.recall(paths=["src/daemon/server.py"])) == [b.id]
+    assert ids(mem.recall(paths=["src/config"])) == [a.id]
+    assert ids(mem.recall("loader")) == [a.id]
+
+
+def test_expiry_is_derived_at_read_time(mem):
+    task = mem.remember("checkpoint: halfway through the migration", kind="task")
+    assert ids(mem.recall("migration")) == [task.id]
+    res = mem.recall("migration", now="2099-01-01T00:00:00.000Z")
+    assert ids(res) == [] and res.excluded == {"expired": 1}
+
+
+def test_bad_filters_are_refused(mem):
+    mem.remember("x")
+    with pytest.raises(InvalidInput):
+        mem.recall("x", kinds=["nope"])
+    with pytest.raises(InvalidInput):
+        mem.recall("x", states=["forgotten"])
+
+
+def test_branch_scope_is_excluded_on_other_branches(mem, tmp_path):
+    git = tmp_path / ".git"
+    git.mkdir()
+    (git / "HEAD").write_text("ref: refs/heads/feature-x\n", encoding="utf-8")
+    note = mem.remember("only true on this feature branch", scope="branch")
+    assert note.branch == "feature-x" and ids(mem.recall("feature branch")) == [note.id]
+    (git / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    res = mem.recall("feature branch")
+    assert ids(res) == [] and res.excluded == {"other scope": 1}
+
+
+def test_expand_frames_and_chain(mem):
+    a = mem.remember("use pool size 4", actor="agent")
+    b = mem.supersede(a.id, "use pool size 8", reason="measured")
+    mem.revoke(b.id, reason="pool removed")
+    [xa, xb] = mem.expand([a.id, b.id])
+    assert xb["text"].splitlines()[1].startswith("WARNING: revoked")
+    assert xa["chain"] == [a.id, b.id] and xb["chain"] == [a.id, b.id]
+    assert "memory to verify, recorded by an AI session" in xa["text"]
+    assert xa["text"].splitlines()[1].startswith("WARNING: superseded")

@@ -1,0 +1,84 @@
+"""The shards: append_txn, replay, torn tails, incomplete txns, loud corruption."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memory_custodian.errors import Corrupt, Refused
+from memory_custodian.ledger.store import Ledger, encode_event
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    mem = tmp_path / "docs" / "memory"
+    mem.mkdir(parents=True)
+    (mem / "manifest.md").write_text("# M\n", encoding="utf-8")
+    return Ledger(mem)
+
+
+def create(note, **kw):
+    ev = {"op": "create", "note": note, "actor": "human", "kind": "finding", "priority": "medium",
+          "title": f"t {note}", "body": f"b {note}", "tags": [], "paths": []}
+    ev.update(kw)
+    return ev
+
+
+def test_append_fills_envelope_and_replays(ledger):
+    done = ledger.append_txn([create("aaaaaaaa"), create("bbbbbbbb")])
+    assert {e["txn"] for e in done} == {done[0]["txn"]} and all(e["txn_n"] == 2 for e in done)
+    assert done[0]["id"] < done[1]["id"] and done[0]["at"] == done[1]["at"]
+    rep = ledger.load()
+    assert set(rep.notes) == {"aaaaaaaa", "bbbbbbbb"} and rep.problems == []
+    line = ledger.shards()[0].read_text(encoding="utf-8").splitlines()[0]
+    assert line + "\n" == encode_event(json.loads(line))
+
+
+def test_illegal_txn_writes_nothing(ledger):
+    ledger.append_txn([create("aaaaaaaa")])
+    before = ledger.shards()[0].read_bytes()
+    with pytest.raises(Refused):
+        ledger.append_txn([create("cccccccc"), {"op": "reinstate", "note": "aaaaaaaa", "actor": "human",
+                                                "reason": "x"}])
+    with pytest.raises(Refused):
+        ledger.append_txn([{"op": "revoke", "note": "dddddddd", "actor": "human", "reason": "x"}])
+    assert ledger.shards()[0].read_bytes() == before
+
+
+def test_torn_tail_and_incomplete_txn_are_ignored_and_reported(ledger):
+    ledger.append_txn([create("aaaaaaaa")])
+    shard = ledger.shards()[0]
+    done = ledger.append_txn([create("bbbbbbbb"), create("cccccccc")])
+    lines = shard.read_bytes().splitlines(keepends=True)
+    shard.write_bytes(lines[0] + lines[1] + lines[2][:20])  # a crash mid-write of the second txn
+    rep = ledger.load()
+    assert set(rep.notes) == {"aaaaaaaa"}
+    codes = sorted(p.code for p in rep.problems)
+    assert codes == ["incomplete-txn", "torn-tail"]
+    assert done[0]["id"] in {p.event for p in rep.problems}
+    # the next writer trims the torn fragment (kept under .cache/torn) and appends cleanly
+    ledger.append_txn([create("dddddddd")])
+    assert (ledger.memory_dir / ".cache" / "torn").is_dir()
+    rep = ledger.load()
+    assert set(rep.notes) == {"aaaaaaaa", "dddddddd"}
+    assert [p.code for p in rep.problems] == ["incomplete-txn"]
+
+
+def test_bad_line_in_the_middle_is_loud(ledger):
+    ledger.append_txn([create("aaaaaaaa")])
+    shard = ledger.shards()[0]
+    shard.write_bytes(b"{not json\n" + shard.read_bytes())
+    with pytest.raises(Corrupt, match=r"ledger/\d{4}-\d{2}\.jsonl:1"):
+        ledger.load()
+    assert [p.code for p in ledger.load(lenient=True).problems] == ["bad-event"]
+
+
+def test_newer_format_version_is_loud(ledger):
+    ledger.append_txn([create("aaaaaaaa")])
+    shard = ledger.shards()[0]
+    ev = json.loads(shard.read_text(encoding="utf-8"))
+    ev["v"] = 2
+    shard.write_text(encode_event(ev) + shard.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(Corrupt, match="v2"):
+        ledger.load()

