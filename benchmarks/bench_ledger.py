@@ -57,8 +57,10 @@ def make_queries(root: Path, n: int, seed: int = 3) -> list[dict]:
             idents = re.findall(r"`([^`]+)`", ev["body"])
             out.append({"query": rnd.choice(idents) if idents else ev["title"].split()[-1]})
         elif r < 0.62:
-            paths = ev["paths"] or ["src/"]
-            out.append({"query": None, "paths": [rnd.choice(paths).replace("**/*.py", "")]})
+            # a file being edited, as the path hook asks: an anchor of some note, or a file under it
+            anchored = rnd.choice([e for e in events if e["paths"]])
+            path = rnd.choice(anchored["paths"]).replace("**/*.py", "")
+            out.append({"query": None, "paths": [path + "handler.py" if path.endswith("/") else path]})
         elif r < 0.75:
             out.append({"query": rnd.choice(words)})
         elif r < 0.87:

@@ -19,6 +19,7 @@ import json
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -49,9 +50,14 @@ def _plain_terms(query: str) -> list[str]:
 # Each variant is a set of overrides of `ranking` attributes, applied on top of the committed module.
 # They retrace the ranker's history (each kept step was tuned on train and kept only because test
 # recall@10 rose), then the steps that were measured and rejected, so each effect can be read off.
+OLD_PRIORS = {
+    "PRIORITY_PRIOR": {"high": 0.25, "medium": 0.0, "low": -0.15},
+    "KIND_PRIOR": {"directive": 0.0, "gotcha": 0.15, "decision": 0.10, "finding": 0.0, "task": -0.05,
+                   "reference": 0.0, "operational": 0.0},
+}
 INITIAL = {  # the ranker as the ledger issue first shipped it
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
-    "MATCH_PATHS": False, "USE_SYNONYMS": False,
+    "MATCH_PATHS": False, "USE_SYNONYMS": False, **OLD_PRIORS,
 }
 VARIANTS: dict[str, dict] = {
     "fts5-plain": {  # stock FTS5: unicode61, no stemming, no code-aware tokens, equal weights, no priors
@@ -64,14 +70,11 @@ VARIANTS: dict[str, dict] = {
     "ledger-initial": INITIAL,
     "+match-paths": {**INITIAL, "MATCH_PATHS": True},
     "+synonyms": {**INITIAL, "MATCH_PATHS": True, "USE_SYNONYMS": True, "SYNONYM_CAP": 0},
-    "+column-weights": {"SYNONYM_CAP": 0},
-    "current": {},  # + synonym cap 3: the committed ranking.py
+    "+column-weights": {**OLD_PRIORS, "SYNONYM_CAP": 0},
+    "+synonym-cap-3": OLD_PRIORS,
+    "current": {},  # + kind/priority priors: the committed ranking.py
     "x task-words": {"USE_TASK_WORDS": True},
     "x prefix>=4": {"PREFIX_MIN": 4},
-    "x kind/priority priors": {
-        "KIND_PRIOR": {**ranking.KIND_PRIOR, "directive": 0.4, "task": -0.25},
-        "PRIORITY_PRIOR": {**ranking.PRIORITY_PRIOR, "high": 0.1},
-    },
 }
 
 
@@ -121,49 +124,65 @@ def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
     return rows
 
 
-def run_rank_bm25(workdir: Path) -> list[dict]:
-    try:
+class Bm25Baseline:
+    """`rank_bm25.BM25Okapi` over the notes recall would consider (active as of NOW, workspace
+    scope), with the same kind/tag/path filters applied before the cutoff, as recall does."""
+
+    def __init__(self, memory: Memory):
         import numpy
         from rank_bm25 import BM25Okapi
-    except ImportError:
-        print("rank-bm25 is not installed: pip install -e '.[bench]' to print the side-by-side row", file=sys.stderr)
-        return []
-    from memory_custodian.ledger.paths import any_match
 
-    memory = fresh_memory(workdir, "rank-bm25")
-    notes = [n for n in memory.notes() if n.state_at(NOW) == "active" and n.scope == "workspace"]
-    docs = [_plain_terms(" ".join([n.title, n.body, *n.tags, *n.paths])) for n in notes]
-    bm25 = BM25Okapi(docs)
-    def keep(i, q):
-        n = notes[i]
+        from memory_custodian.ledger.paths import any_match
+
+        self.numpy, self.any_match = numpy, any_match
+        self.notes = [n for n in memory.notes() if n.state_at(NOW) == "active" and n.scope == "workspace"]
+        self.bm25 = BM25Okapi([_plain_terms(" ".join([n.title, n.body, *n.tags, *n.paths])) for n in self.notes])
+
+    def keep(self, i: int, q: dict) -> bool:
+        n = self.notes[i]
         return ((not q["kinds"] or n.kind in q["kinds"]) and (not q["tags"] or set(q["tags"]) & set(n.tags))
-                and (not q["paths"] or any_match(n.paths, q["paths"])))
+                and (not q["paths"] or self.any_match(n.paths, q["paths"])))
 
-    def top10(q):
+    def top10(self, q: dict):
         """What a default recall returns: the top 10 that pass the filters (this is what is timed)."""
-        scores = bm25.get_scores(_plain_terms(q["query"] or ""))
+        scores = self.bm25.get_scores(_plain_terms(q["query"] or ""))
         top = []
-        for i in numpy.argsort(-scores, kind="stable"):
+        for i in self.numpy.argsort(-scores, kind="stable"):
             if scores[i] <= 0 or len(top) == 10:
                 break
-            if keep(i, q):
-                top.append(notes[i].id)
+            if self.keep(i, q):
+                top.append(self.notes[i].id)
         return top, scores
 
+    def ranked(self, q: dict) -> list[str]:
+        _, scores = self.top10(q)
+        order = self.numpy.argsort(-scores, kind="stable")
+        return [self.notes[i].id for i in order if scores[i] > 0 and self.keep(i, q)]
+
+
+def have_rank_bm25() -> bool:
+    try:
+        import numpy  # noqa: F401
+        import rank_bm25  # noqa: F401
+    except ImportError:
+        print("rank-bm25 is not installed: pip install -e '.[bench]' to print the side-by-side rows", file=sys.stderr)
+        return False
+    return True
+
+
+def run_rank_bm25(workdir: Path) -> list[dict]:
+    base = Bm25Baseline(fresh_memory(workdir, "rank-bm25"))
     rows = []
     for split in SPLITS:
         queries = load_truth(TRUTH / f"truth-{split}.jsonl")
-        per, classes = [], {}
-        passes = []
+        per, classes, passes = [], {}, []
         for _ in range(3):
             started = time.perf_counter()
             for q in queries:
-                top10(q)
+                base.top10(q)
             passes.append(1000.0 * (time.perf_counter() - started) / len(queries))
         for q in queries:
-            _, scores = top10(q)
-            order = numpy.argsort(-scores, kind="stable")
-            ranked = [notes[i].id for i in order if scores[i] > 0 and keep(i, q)]
+            ranked = base.ranked(q)
             rel = q["relevant"]
             per.append((recall_at(ranked, rel, 5), recall_at(ranked, rel, 10), reciprocal_rank(ranked[:20], rel),
                         ndcg_at(ranked, rel, 10)))
@@ -179,6 +198,47 @@ def run_rank_bm25(workdir: Path) -> list[dict]:
                      "miss_rate": round(sum(classes.values()) / pairs, 4), "misses": dict(sorted(classes.items())),
                      "ms": statistics.median(passes), "by_category": {}})
     return rows
+
+
+def add_distractors(root: Path, notes: int, workdir: Path) -> None:
+    """Append a make_corpus ledger of `notes` notes (another generator's vocabulary) to the shards."""
+    out = workdir / f"distractors-{notes}"
+    if not out.exists():
+        subprocess.run([sys.executable, str(HERE / "make_corpus.py"), str(out), "--notes", str(notes), "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)
+    ledger = root / "docs" / "memory" / "ledger"
+    for shard in sorted((out / "docs" / "memory" / "ledger").glob("*.jsonl")):
+        with (ledger / shard.name).open("ab") as fh:
+            fh.write(shard.read_bytes())
+
+
+def head_to_head(workdir: Path, extra: int, rounds: int = 7) -> dict:
+    """Ours (the committed ranker) and rank-bm25 on the test split, timed in interleaved passes over
+    the same queries (min of `rounds`), so machine load hits both alike."""
+    name = f"h2h-{extra}"
+    root = workdir / name
+    shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))
+    if extra:
+        add_distractors(root, extra, workdir)
+    memory = Memory.open(root)
+    count = len(memory.notes())
+    base = Bm25Baseline(memory)
+    queries = load_truth(TRUTH / "truth-test.jsonl")
+    ours_ms, theirs_ms = [], []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for q in queries:
+            memory.recall(q["query"], kinds=q["kinds"], tags=q["tags"], paths=q["paths"], limit=10, now=NOW)
+        ours_ms.append(1000.0 * (time.perf_counter() - started) / len(queries))
+        started = time.perf_counter()
+        for q in queries:
+            base.top10(q)
+        theirs_ms.append(1000.0 * (time.perf_counter() - started) / len(queries))
+    report = evaluate(memory, TRUTH / "truth-test.jsonl", k=10, limit=10, now=NOW)
+    theirs_r10 = statistics.mean(recall_at(base.ranked(q), q["relevant"], 10) for q in queries)
+    return {"notes": count, "extra": extra, "ours_r10": report["overall"]["recall@10"], "theirs_r10": round(theirs_r10, 4),
+            "ours_ms": min(ours_ms), "theirs_ms": min(theirs_ms),
+            "ours_ms_median": statistics.median(ours_ms), "theirs_ms_median": statistics.median(theirs_ms)}
 
 
 def fmt_misses(m: dict) -> str:
@@ -201,14 +261,18 @@ def main(argv=None) -> int:
     ap.add_argument("--no-pypi", action="store_true", help="skip the rank-bm25 row")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--categories", action="store_true", help="also print recall@10 per query category")
+    ap.add_argument("--scale", type=int, action="append", default=None, metavar="N",
+                    help="head-to-head also with N make_corpus distractor notes added (default: 7490; 0 to skip)")
     args = ap.parse_args(argv)
     names = args.variant or list(VARIANTS)
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
         for name in names:
             rows.extend(run_variant(name, VARIANTS[name], Path(tmp)))
-        if not args.no_pypi:
+        pypi = not args.no_pypi and have_rank_bm25()
+        if pypi:
             rows.extend(run_rank_bm25(Path(tmp)))
+            h2h = [head_to_head(Path(tmp), extra) for extra in [0] + [n for n in (args.scale or [7490]) if n]]
     notes = sum(1 for _ in (TRUTH / "corpus.jsonl").open())
     queries = {s: sum(1 for _ in (TRUTH / f"truth-{s}.jsonl").open()) for s in SPLITS}
     print(f"truth set: {notes} notes, {queries['train']} train + {queries['test']} test queries, as of {NOW}")
@@ -220,14 +284,18 @@ def main(argv=None) -> int:
         for r in rows:
             if r["by_category"]:
                 print(f"{r['variant']:<22} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
-    ours = {r["split"]: r for r in rows if r["variant"] == "current"}
-    theirs = {r["split"]: r for r in rows if r["variant"].startswith("rank-bm25")}
-    for split in SPLITS:
-        if split in ours and split in theirs:
-            a, b = ours[split], theirs[split]
-            print(f"{split}: ours recall@10 {a['recall@10']:.3f} vs rank-bm25 {b['recall@10']:.3f} "
-                  f"({'>=' if a['recall@10'] >= b['recall@10'] else '<'}); {a['ms']:.2f} vs {b['ms']:.2f} ms/query "
-                  f"({'faster' if a['ms'] < b['ms'] else 'slower'})")
+    if pypi:
+        print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")
+        print(f"{'notes in ledger':<28} {'ours R@10':>9} {'rank-bm25 R@10':>14} {'ours ms/q':>9} {'rank-bm25 ms/q':>14}")
+        for h in h2h:
+            label = f"{h['notes']:,}" + (f" (+{h['extra']:,} distractors)" if h["extra"] else " (truth set)")
+            print(f"{label:<28} {h['ours_r10']:>9.3f} {h['theirs_r10']:>14.3f} {h['ours_ms']:>9.2f} {h['theirs_ms']:>14.2f}")
+        for h in h2h:
+            better = h["ours_r10"] >= h["theirs_r10"]
+            faster = h["ours_ms"] < h["theirs_ms"]
+            print(f"{h['notes']:,} notes: ours recall@10 {'>=' if better else '<'} rank-bm25, "
+                  f"{'faster' if faster else 'slower'} per query ({h['ours_ms']:.2f} vs {h['theirs_ms']:.2f} ms)")
+        rows.append({"head_to_head": h2h})
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return 0

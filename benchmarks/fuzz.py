@@ -261,7 +261,18 @@ def check_edit_buffer(text, ctx):
     memory = ctx["memory"]
     path = ctx["tmp"] / "buf.md"
     path.write_text(text, encoding="utf-8")
-    expect_result_or_error("edit_checkin", memory.edit_checkin, path, reason="fuzz", memory_dir=memory.memory_dir)
+    outcome, _ = expect_result_or_error("edit_checkin", memory.edit_checkin, path, reason="fuzz",
+                                        memory_dir=memory.memory_dir)
+    if outcome == "ok":
+        # Put the ledger back as it was checked out, so the next mutated buffer is not a conflict.
+        ledger = Path(memory.memory_dir) / "ledger"
+        for shard in ledger.glob("*.jsonl"):
+            if shard.name not in ctx["ledger_bytes"]:
+                shard.unlink()
+        for name, data in ctx["ledger_bytes"].items():
+            (ledger / name).write_bytes(data)
+        for cache in (Path(memory.memory_dir) / ".cache").glob("index.sqlite*"):
+            cache.unlink()
     return kind
 
 
@@ -368,6 +379,7 @@ def check_mcp(value, ctx):
     tool, args = value
     app = ctx["mcp"]
     before = snapshot(ctx["memory"].memory_dir)
+    curated_before = {k: v for k, v in before.items() if k.endswith(".md") and k not in ("inbox.md", "MEMORY.md")}
     started = time.monotonic()
     try:
         result = asyncio.run(app.call_tool(tool, args))
@@ -383,6 +395,11 @@ def check_mcp(value, ctx):
     if time.monotonic() - started > SLOW_CASE_S:
         raise Bug(f"MCP {tool}: one call took more than {SLOW_CASE_S} s")
     _check_mcp_trust(ctx["memory"], tool, result)
+    after = snapshot(ctx["memory"].memory_dir)
+    curated_after = {k: v for k, v in after.items() if k.endswith(".md") and k not in ("inbox.md", "MEMORY.md")}
+    if curated_after != curated_before:
+        changed = sorted(k for k in set(curated_after) | set(curated_before) if curated_after.get(k) != curated_before.get(k))
+        raise Bug(f"MCP {tool}: changed curated files other than the inbox: {changed}")
     return "ok"
 
 
@@ -435,6 +452,36 @@ def check_curated_write(value, ctx):
     kind, _ = expect_result_or_error("add", memory.add, text, type=type_, reasons=reasons, name=name,
                                      memory_dir=memory.memory_dir)
     return kind
+
+
+def _strings(value):
+    """Every string value inside a result (keys and JSON literals such as `false` excluded)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def check_curated_forget(value, ctx):
+    """Any topic, any mode: a plan or a clear error; hard and purge never echo the topic."""
+    topic, mode, apply = value
+    memory = ctx["memory"]
+    kind, out = expect_result_or_error("forget", memory.forget, topic, mode=mode, apply=apply,
+                                       allow_broad_match=True, memory_dir=memory.memory_dir)
+    secret = topic.strip()
+    if mode in ("hard", "purge") and len(secret) >= 5 and any(c.isalnum() for c in secret):
+        shown = [out.one_line()] if kind == "error" else list(_strings(out))
+        if any(secret in text for text in shown):
+            raise Bug(f"forget --mode {mode} echoed the topic {secret!r}: {shown[:3]}")
+    return kind
+
+
+FORGET_TOPICS = ["PostgreSQL", "network", "pull requests", "persistence", "(((", "a.*", "\\b", "redis", "x",
+                 "Store module", "    ", "🙂🙂🙂🙂"]
 
 
 def check_ledger_write(value, ctx):
@@ -497,6 +544,9 @@ def build_targets(ctx) -> dict:
                                   st.sampled_from(ADD_TYPES), st.lists(st.text(max_size=30), max_size=2),
                                   st.one_of(st.none(), st.sampled_from(["x", "../x", "/x", "C:x", "", "a.b"]))),
                         check_curated_write),
+        "curated_forget": (st.tuples(st.one_of(st.sampled_from(FORGET_TOPICS), st.text(max_size=30)),
+                                     st.sampled_from(["soft", "hard", "purge", "bogus"]), st.booleans()),
+                           check_curated_forget),
         "ledger_remember": (st.tuples(st.one_of(st.text(max_size=200), st.just("-")),
                                       st.sampled_from(["finding", "gotcha", "directive", "bogus"]),
                                       st.one_of(st.none(), st.text(max_size=90)),
@@ -519,6 +569,7 @@ def setup_context(tmp: Path) -> dict:
     memory.edit_checkout(buf)
     samples = {name: (Path(memory.memory_dir) / name).read_text(encoding="utf-8") for name in CURATED_FILES}
     return {"memory": memory, "tmp": tmp, "shard": shards[0].read_bytes(), "buffer": buf.read_text(encoding="utf-8"),
+            "ledger_bytes": {p.name: p.read_bytes() for p in shards},
             "samples": samples, "originals": {}, "mcp": build_server(memory)}
 
 
@@ -547,8 +598,16 @@ def run_target(name: str, ctx: dict, max_examples: int, seed: int | None = None)
     return stats
 
 
+def secrets_report() -> dict:
+    """The detector's catches and false alarms on the attack corpus of the test suite."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import test_attacks_secrets
+
+    return test_attacks_secrets.detection_report()
+
+
 TARGET_NAMES = ["manifest", "markdown_units", "ledger_lines", "ledger_replay", "edit_buffer", "truth_file", "config",
-                "hook_payload", "mcp_arguments", "curated_read", "curated_add", "ledger_remember", "secrets_scan", "globs"]
+                "hook_payload", "mcp_arguments", "curated_read", "curated_add", "curated_forget", "ledger_remember", "secrets_scan", "globs"]
 
 
 def main(argv=None) -> int:
@@ -576,8 +635,10 @@ def main(argv=None) -> int:
             if not args.json:
                 print(f"  {name}: {stats['cases']} cases{' — FINDING: ' + stats['finding'] if stats['finding'] else ''}",
                       file=sys.stderr, flush=True)
+    secrets = secrets_report()
     if args.json:
-        print(json.dumps({"seed": seed, "examples": examples, "rows": rows, "findings": failed}, indent=2, sort_keys=True))
+        print(json.dumps({"seed": seed, "examples": examples, "rows": rows, "findings": failed, "secrets": secrets},
+                         indent=2, sort_keys=True))
     else:
         print(f"\nfuzz: {examples} cases per target, seed {seed}, python {sys.version.split()[0]}")
         print(f"| {'target':<16} | {'cases':>6} | {'results':>7} | {'tool errors':>11} | {'slowest ms':>10} | {'s':>6} | finding")
@@ -586,6 +647,14 @@ def main(argv=None) -> int:
             print(f"| {r['target']:<16} | {r['cases']:>6} | {r['ok']:>7} | {r['errors']:>11} | {r['slowest_ms']:>10.1f} | "
                   f"{r['seconds']:>6.1f} | {r['finding'] or 'none'}")
         print(f"\ntotal: {sum(r['cases'] for r in rows)} cases, {failed} target(s) with findings")
+        print(f"\nsecret detector on the generated corpus (tests/test_attacks_secrets.py): "
+              f"{secrets['caught']}/{secrets['total']} caught, {len(secrets['false_alarms'])} false alarm(s) "
+              f"on {secrets['clean']} ordinary lines")
+        print("| kind | caught |\n|---|---|")
+        for kind, (caught, total) in sorted(secrets["per_kind"].items()):
+            print(f"| {kind} | {caught}/{total} |")
+        for text in secrets["false_alarms"]:
+            print(f"  false alarm: {text}")
     return 1 if failed else 0
 
 

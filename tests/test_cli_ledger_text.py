@@ -31,14 +31,48 @@ def test_export_writes_the_mirror_and_check_guards_it(tmp_path):
     assert proc.returncode == 1 and doc["up_to_date"] is False and doc["notes"] == 10
 
 
-def test_export_path_is_relative_to_the_current_directory(tmp_path):
-    write_ledger(tmp_path / "p")
+def test_export_path_is_relative_to_the_project_root_and_confined_to_it(tmp_path):
+    memory = write_ledger(tmp_path / "p")
     (tmp_path / "elsewhere").mkdir()
-    proc = run_cli("export", "--project-root", str(tmp_path / "p"), "--path", "out.md", "--format", "json",
+    proc = run_cli("export", "--project-root", str(tmp_path / "p"), "--path", "docs/LEDGER.md", "--format", "json",
                    cwd=tmp_path / "elsewhere")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["path"] == str(tmp_path / "elsewhere" / "out.md")
-    assert (tmp_path / "elsewhere" / "out.md").read_text() == GOLDEN.read_text()
+    assert json.loads(proc.stdout)["path"] == str((tmp_path / "p" / "docs" / "LEDGER.md").resolve())
+    assert (tmp_path / "p" / "docs" / "LEDGER.md").read_text() == GOLDEN.read_text()
+    shard = sorted((memory.memory_dir / "ledger").glob("*.jsonl"))[0]
+    before = shard.read_bytes()
+    for bad in ("../out.md", str(tmp_path / "out.md"), "C:\\x.md", f"docs/memory/ledger/{shard.name}",
+                "docs/memory/decisions.md", "docs/memory/config.json"):
+        proc = run_cli("export", "--project-root", str(tmp_path / "p"), "--path", bad)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "export path" in proc.stderr, bad
+    assert shard.read_bytes() == before and not (tmp_path / "out.md").exists()
+
+
+def test_edit_checkout_never_overwrites_memory_or_other_files(tmp_path):
+    memory = write_ledger(tmp_path)
+    shard = sorted((memory.memory_dir / "ledger").glob("*.jsonl"))[0]
+    readme = tmp_path / "README.md"
+    readme.write_text("# my project\n")
+    for target, message in ((shard, "inside the memory folder"), (readme, "is not an edit check-out")):
+        before = target.read_bytes()
+        proc = run_cli("edit", "--checkout", str(target), "--project-root", str(tmp_path))
+        assert proc.returncode == 2 and message in proc.stderr
+        assert target.read_bytes() == before
+    buf = tmp_path / "buf.md"
+    assert run_cli("edit", "--checkout", str(buf), "--project-root", str(tmp_path)).returncode == 0
+    assert run_cli("edit", "--checkout", str(buf), "--project-root", str(tmp_path)).returncode == 0  # a re-check-out
+
+
+def test_a_mirror_that_cannot_be_rendered_after_a_checkin_is_a_warning(tmp_path):
+    memory = write_ledger(tmp_path)
+    buf = tmp_path / "buf.md"
+    run_cli("edit", "--checkout", str(buf), "--project-root", str(tmp_path))
+    buf.write_text(buf.read_text().replace("aaaa body", "aaaa body v2"))
+    (memory.memory_dir / "config.json").write_text('{"export": {"enabled": true, "path": "docs/memory/brief.md"}}')
+    proc = run_cli("edit", "--checkin", str(buf), "--project-root", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("warning: checked in, but the export mirror was not re-rendered:")
+    assert "superseded #aaaa0000" in proc.stdout
 
 
 def test_export_enable_then_cli_writes_rerender(tmp_path):

@@ -222,3 +222,23 @@ def test_parser_either_parses_or_raises_invalid_input_with_a_line(lines):
     for task in CANONICAL_TASKS:
         for route in m.routes_for(task):
             assert validate_route_path(route.module) == route.module
+
+
+# The hot manifest lines are read with string operations; they must agree with the regexes they replace.
+REGEX_TEXT = st.text(alphabet=st.sampled_from("- `:ab.md0129 tokenTOKENSmaxMAX_\t,"), max_size=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(REGEX_TEXT)
+def test_string_readers_agree_with_their_regexes(text):
+    import re
+
+    from memory_custodian.curated.manifest import _budget_amount, _bullet_path, _field, _safe_segment
+
+    m = re.match(r"^- `?([^`\s]+?)`?\s*$", text)
+    assert _bullet_path(text) == (m.group(1) if m else None)
+    m = re.match(r"^- ([^:]+?):\s*(.*)$", text)
+    assert _field(text) == ((m.group(1), m.group(2)) if m else None)
+    m = re.match(r"^(\d+)\s+tokens?\s+max\b", text, re.I)
+    assert _budget_amount(text) == (int(m.group(1)) if m else None)
+    assert _safe_segment(text) == bool(re.match(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$", text))

@@ -195,3 +195,11 @@ def test_explain_names_omitted_units_with_file_line_and_heading():
     for ref, line in zip(decisions.omitted, decisions.omitted_lines):
         assert source[line - 1] == f"## {ref}"
     assert f"- decisions.md:{decisions.omitted_lines[0]}: {decisions.omitted[0]} (omitted-by-budget)" in result.explain_text()
+
+
+def test_task_without_a_manifest_heading_is_said_out_loud(project):
+    edit_manifest(project, "### Preferences\nLoad if present:\n- preferences.md\n", "")
+    result = project.read("preferences")
+    assert result.loaded == ["brief.md"]
+    assert any("no `### ` heading" in w and "preferences" in w for w in result.warnings)
+    assert not project.read("general").warnings

@@ -13,7 +13,7 @@ import time
 from ledger_text_fixture import ev, write_ledger
 from memory_custodian.ledger.store import Ledger
 
-N = 300
+N = 200
 
 
 def make_project(root):
@@ -53,11 +53,11 @@ def test_sigkill_during_checkin_leaves_all_or_nothing(tmp_path):
     full = time.monotonic() - t0
     assert states(probe / "docs" / "memory")[:2] == (N, N)
     outcomes = []
-    for k in range(10):
+    for k in range(6):
         root = tmp_path / f"run{k}"
         shutil.copytree(template, root)
         proc = subprocess.Popen(checkin_cmd(root), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(full * (0.6 + 0.08 * k))
+        time.sleep(full * (0.6 + 0.14 * k))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         superseded, edited, problems = states(root / "docs" / "memory")
@@ -79,7 +79,7 @@ def test_every_torn_write_of_the_checkin_txn_is_ignored_whole(tmp_path):
     (grown,) = [name for name in after if after[name] != before.get(name)]
     old, new = before.get(grown, b""), after[grown]
     assert new.startswith(old)
-    step = max(1, (len(new) - len(old)) // 40)
+    step = max(1, (len(new) - len(old)) // 20)
     cuts = sorted(set(range(len(old) + 1, len(new), step)) | {len(new) - 1} |
                   {len(old) + new[len(old):].index(b"\n") + 1})  # also a cut right after a whole line
     for cut in cuts:

@@ -229,3 +229,30 @@ def test_export_from_the_index_equals_export_from_a_replay(tmp_path):
     index_file.unlink()
     memory.export(path=tmp_path / "replayed.md")
     assert (tmp_path / "replayed.md").read_bytes() == via_index
+
+
+def test_nothing_reads_the_mirror_back(tmp_path):
+    memory = write_ledger(tmp_path)
+    mirror = memory.memory_dir / "MEMORY.md"
+    mirror.write_bytes(b"\xff\xfe not even UTF-8 ### [#aaaa0000] forged\n- kind: directive\n")
+    before = sorted((n.id, n.state, n.body) for n in memory.notes())
+    assert memory.export()["written"] is True
+    assert mirror.read_text() == (GOLDEN / "ledger.md").read_text()
+    assert sorted((n.id, n.state, n.body) for n in memory.notes()) == before
+
+
+def test_refresh_is_a_cheap_no_op_when_the_mirror_is_off(tmp_path):
+    import subprocess
+    import sys
+
+    memory = write_ledger(tmp_path)
+    code = ("import sys; from memory_custodian.memory import Memory; "
+            "from memory_custodian.ledger.text_api import refresh_mirror_if_enabled; "
+            f"assert refresh_mirror_if_enabled(Memory.open({str(tmp_path)!r})) is None; "
+            "heavy = [m for m in ('sqlite3', 'memory_custodian.ledger.store', 'memory_custodian.ledger.export') "
+            "if m in sys.modules]; assert not heavy, heavy")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    memory.export_disable()  # a config that says off: one small read, still nothing heavy
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

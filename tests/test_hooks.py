@@ -276,3 +276,42 @@ def test_mcp_without_a_memory_folder_is_a_clear_error(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert "manifest.md is missing" in run.stderr and "memory-custodian init" in run.stderr
+
+
+def test_concurrent_hooks_of_one_session_show_a_note_once(shop):
+    """Parallel tool calls fire hooks at once: the session lock keeps dedup exact."""
+    root, _, notes = shop
+    data = payload("claude", "PreToolUse", root)
+    procs = [subprocess.Popen([sys.executable, "-m", "memory_custodian", "hook", "PreToolUse"], cwd=root,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(6)]
+    outs = [p.communicate(data, timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert all(err == "" for _, err in outs)
+    shown = [out for out, _ in outs if out.strip()]
+    assert len(shown) == 1 and notes["gotcha"].id in shown[0]
+
+
+def test_session_start_lists_open_high_priority_tasks(shop):
+    root, memory, notes = shop
+    tasks = [memory.remember(f"Checkpoint {i}: refund export half done; next step is the CSV writer.", kind="task",
+                             priority="high", title=f"Refund export checkpoint {i}") for i in range(7)]
+    low = memory.remember("Someday: tidy the fixtures.", kind="task", priority="low", title="Tidy fixtures")
+    context = context_of(run_hook("claude", "SessionStart", payload("claude", "SessionStart", root)), "SessionStart")
+    section = context.split("## Open high-priority tasks\n\n", 1)[1].split("\n```", 1)[0]
+    listed = _ids(section)
+    assert len(listed) == 5 and set(listed) <= {t.id for t in tasks}
+    assert "2 more high-priority tasks" in section
+    assert low.id not in context
+
+
+def test_a_prompt_holding_a_secret_is_not_kept(shop):
+    root, memory, _ = shop
+    run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root))
+    assert recent_user_messages(memory.memory_dir)
+    token = "ghp_" + "aB3dE5gH7jK9" * 3
+    run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root,
+                                                   prompt=f"deploy the refund webhook with {token} please"))
+    assert recent_user_messages(memory.memory_dir) == []
+    blob = b"".join(p.read_bytes() for p in (memory.memory_dir / ".cache").rglob("*") if p.is_file())
+    assert token.encode() not in blob

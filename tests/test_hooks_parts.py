@@ -210,3 +210,25 @@ def test_only_the_mcp_module_imports_mcp_and_nothing_here_imports_click():
         assert "click" not in roots, path.name
         if path.name != "mcp_server.py":
             assert not roots & {"mcp", "mcp_types", "pydantic", "anyio"}, path.name
+
+
+WORDS = st.sampled_from(["refund", "webhook", "never", "retry", "the", "ledger", "lock", "on", "Fridays", "cache",
+                         "deploy", "must", "be", "idempotent", "payments", "3", "v2", "API"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, min_size=12, max_size=30), st.integers(0, 5), st.lists(WORDS, max_size=5))
+def test_a_bound_quote_is_always_the_users_verbatim_words(message_words, start, extra):
+    message = " ".join(message_words)
+    quoted = " ".join(message_words[start:start + 8])
+    note = " ".join(extra) + " — " + quoted + " (noted)"
+    binding = bind_quote(note, None, [message])
+    if len(quoted) >= 30:
+        assert binding.provenance == "user-stated"
+    if binding.provenance == "user-stated":
+        assert binding.quote in message and len(binding.quote) >= 30
+    else:
+        assert binding.quote is None
+    # an explicit quote is only accepted when the user said it
+    forged = bind_quote(note, quoted + " and more words that were never said", [message])
+    assert forged.provenance == "agent" or (quoted + " and more words that were never said") in message

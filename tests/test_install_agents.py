@@ -217,3 +217,20 @@ def test_cli_init_agent_install_twice_and_remove(tmp_path):
     removed = run_cli("init", "--agent", "claude", "--remove", cwd=tmp_path)
     assert removed.returncode == 0, removed.stderr
     assert {f: (tmp_path / f).read_bytes() for f in agent_files} == before
+
+
+def test_crlf_and_bom_files_keep_their_form_and_come_back_exactly(tmp_path):
+    memory = make_project(tmp_path)
+    md = "\ufeff# Team notes\r\n\r\nUse tabs.\r\n"
+    settings = '\ufeff{\r\n  "model": "opus"\r\n}\r\n'
+    (tmp_path / "CLAUDE.md").write_bytes(md.encode("utf-8"))
+    (tmp_path / ".claude/settings.json").write_bytes(settings.encode("utf-8"))
+    install_agents(memory, ["claude"], remove=False)
+    new_md = (tmp_path / "CLAUDE.md").read_bytes().decode("utf-8")
+    assert new_md.startswith(md + "\r\n" + MD_BEGIN) and "\n" not in new_md.replace("\r\n", "")
+    new_settings = (tmp_path / ".claude/settings.json").read_bytes().decode("utf-8")
+    assert new_settings.startswith("\ufeff{\r\n") and json.loads(new_settings[1:])["model"] == "opus"
+    assert install_agents(memory, ["claude"], remove=False)["changed"] == []
+    install_agents(memory, ["claude"], remove=True)
+    assert (tmp_path / "CLAUDE.md").read_bytes() == md.encode("utf-8")
+    assert (tmp_path / ".claude/settings.json").read_bytes() == settings.encode("utf-8")

@@ -40,6 +40,8 @@ def append(ledger: Ledger, lines_by_shard: list[tuple[str, str]]) -> None:
 @given(histories(), st.lists(st.integers(0, 30), max_size=4), st.randoms(use_true_random=False), st.booleans())
 def test_incremental_catch_up_equals_fresh_rebuild(events, cuts, rnd, torn):
     items = [(ev["at"][:7] + ".jsonl", encode_event(ev)) for ev in events]
+    if items and rnd.random() < 0.3:
+        items.append(rnd.choice(items))  # the same event twice (a cherry-pick, a re-applied merge)
     if rnd.random() < 0.5:
         rnd.shuffle(items)  # a union merge can append lines older than what is there
     bounds = sorted({0, len(items), *[c % (len(items) + 1) for c in cuts]})

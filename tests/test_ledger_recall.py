@@ -115,3 +115,24 @@ def test_expand_frames_and_chain(mem):
     assert xa["chain"] == [a.id, b.id] and xb["chain"] == [a.id, b.id]
     assert "memory to verify, recorded by an AI session" in xa["text"]
     assert xa["text"].splitlines()[1].startswith("WARNING: superseded")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SEGMENT = st.sampled_from(["src", "a", "b", "x.py", "y.py", "*", "**", "*.py", "a*", "?.py"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SEGMENT, min_size=1, max_size=4), st.booleans(),
+       st.lists(st.sampled_from(["src", "a", "b", "x.py", "y.py"]), min_size=1, max_size=4))
+def test_indexed_path_prefilter_never_loses_a_match(glob_parts, slash, path_parts):
+    """The prefix lookup recall uses before the exact glob match must keep every note that matches."""
+    from memory_custodian.ledger.paths import candidate_prefixes, path_matches, path_prefix
+
+    glob = "/".join(glob_parts) + ("/" if slash else "")
+    path = "/".join(path_parts)
+    if path_matches(glob, path):
+        ancestors, (lo, hi) = candidate_prefixes(path)
+        prefix = path_prefix(glob)
+        assert prefix in ancestors or lo <= prefix < hi, (glob, path, prefix)

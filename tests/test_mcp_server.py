@@ -24,7 +24,7 @@ USER_SAYS = ("From now on the refund webhook must be idempotent: Stripe retries 
 @pytest.fixture
 def project(tmp_path):
     memory = Memory.open(tmp_path)
-    memory.init()
+    memory.init(extended=True)  # with changelog.md: the server must not touch it
     directive = memory.remember("Always run make test before pushing.", kind="directive", priority="high")
     gotcha = memory.remember("Refund rounding must use Decimal quantize, never round(): floats lost cents.",
                              kind="gotcha", priority="high", paths=["src/shop/payments.py"], title="Refund rounding")

@@ -15,6 +15,13 @@ def main():
         code = read_main(args[1:])
         if code is not None:
             sys.exit(code)
+    # `remember` and `recall` run in loops from agents and scripts: they skip click too (ledger/fastcli.py).
+    if args[:1] in (["remember"], ["recall"]):
+        from .ledger.fastcli import main as ledger_main
+
+        code = ledger_main(args)
+        if code is not None:
+            sys.exit(code)
     from .cli import main as cli_main
 
     cli_main()

@@ -21,6 +21,8 @@ MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
 START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
 PROMPT_LINES = 5
 FILE_NOTES = 5
+HIGH_TASKS = 5  # task checkpoints listed at session start
+TASK_SCAN = 50
 FILE_SCAN = 50  # gotchas fetched per file hook, before dedup
 DEFAULT_TASK = "implementation"
 RECALL_POINTER = ("More memory: `memory_recall` (MCP) or `memory-custodian recall QUERY`; full text: "
@@ -141,12 +143,34 @@ def _on_start(memory, state, task: str) -> str:
 
 def _pack_block(memory, state, task: str) -> str:
     text, shown = context_pack(memory, task=task)
-    body = _cap(text, START_MAX_CHARS - 600)
+    tasks_text, task_notes = _high_tasks(memory)
+    if tasks_text:
+        text = text.rstrip("\n") + "\n\n" + tasks_text
+        shown += [(n.id, n.last_event, False) for n in task_notes]
+    body = _cap(text, START_MAX_CHARS - 700)
     for note_id, version, full in shown:
         if f"#{note_id}" in body:  # a note the cap cut off was not shown
             state.mark(note_id, version, full=full)
     return (f"memory-custodian · context pack (task: {task}) · {DATA_NOTICE}\n{fence(body)}\n{RECALL_POINTER}\n"
             f"{REMEMBER_POINTER}")
+
+
+def _high_tasks(memory) -> tuple[str, list]:
+    """Open high-priority task checkpoints: where the last session left off."""
+    from .recall_view import index_line
+
+    # Without a query recall orders by priority first, so every high task comes before the rest.
+    result = memory.recall(None, kinds=("task",), limit=TASK_SCAN)
+    high = [h for h in result.hits if h.note.priority == "high"]
+    if not high:
+        return "", []
+    shown = high[:HIGH_TASKS]
+    lines = [index_line(h.note, h.state) for h in shown]
+    more = len(high) - len(shown)
+    if more:
+        plus = "+" if len(high) == len(result.hits) and result.below_cutoff else ""
+        lines.append(f"{more}{plus} more high-priority tasks — `memory_recall` with kinds [task] to see them")
+    return "## Open high-priority tasks\n\n" + "\n".join(lines) + "\n", [h.note for h in shown]
 
 
 def context_pack(memory, *, task: str, paths=(), query=None) -> tuple[str, list[tuple[str, str, bool]]]:

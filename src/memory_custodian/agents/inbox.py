@@ -2,12 +2,10 @@
 
 Curated files are the rules people review; an agent may only suggest. The inbox is the one
 curated file the MCP server writes, and only by adding a dated item a person then accepts or
-drops (`memory-custodian add` / `forget`).
+drops (`memory-custodian add` / `forget`); no changelog entry, since nothing is decided yet.
 """
 
 from __future__ import annotations
-
-import inspect
 
 from ..errors import InvalidInput
 
@@ -31,13 +29,8 @@ def propose(memory, text: str) -> dict:
     from ..secrets import refuse_secrets
 
     refuse_secrets(item, "the proposal")
-    add = getattr(memory, "add", None)
-    if add is not None and "type" in inspect.signature(add).parameters:
-        # The curated write path owns inbox formatting when it is there.
-        add(item, type="inbox")
-        from ..curated.entries import today
-
-        return {"date": today(), "file": "inbox.md", "item": item}
+    # Not `Memory.add(type="inbox")`: it also records the add in changelog.md, and the server
+    # writes no curated file but the inbox. The item format is the curated tier's own.
     return _append_inbox(memory, item)
 
 

@@ -256,9 +256,41 @@ def _user_defines_server(text: str) -> bool:
 
 # ---- planning ------------------------------------------------------------------------------------
 
+RESTORE = object()  # _plan_file's answer when the file's pre-install bytes should come back
+
+
+class _Form:
+    """A file's byte-level habits (a BOM, CRLF line ends), so our edits keep them."""
+
+    def __init__(self, raw: str | None):
+        self.bom = bool(raw) and raw.startswith("\ufeff")
+        body = raw[1:] if self.bom else (raw or "")
+        self.crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
+        self.text = None if raw is None else (body.replace("\r\n", "\n") if self.crlf else body)
+
+    def encode(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        return ("\ufeff" if self.bom else "") + (text.replace("\n", "\r\n") if self.crlf else text)
+
+
+def _read_raw(path: Path) -> str | None:
+    """A host file exactly as it is (no newline or BOM normalisation: we must give it back intact)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read ({exc.strerror})", path=str(path)) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8, then rerun", path=str(path)) from exc
+
+
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
-               original: str | None, has_original: bool) -> str | None:
-    """The new text of one file (None: the file should not exist)."""
+               original: str | None, has_original: bool):
+    """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
     path = Path(memory.root) / rel
     if remove and not _contains_ours(path, kind, current):
         return current
@@ -270,7 +302,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
         else:
             return _with_block(current, snippet(memory, host), MD_BEGIN, MD_END)
         if has_original and (original or "").rstrip() == new.rstrip():
-            return original
+            return RESTORE
         return new if new.strip() else None
     if kind == "toml":
         if remove:
@@ -278,7 +310,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
                 return None
             new = _without_block(current, TOML_BEGIN, TOML_END)
             if has_original and (original or "").rstrip() == new.rstrip():
-                return original
+                return RESTORE
             return new if new.strip() else None
         if current is not None and _user_defines_server(current):
             return current
@@ -291,7 +323,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
             return None
         if has_original:
             if _prune(_load_json(path, original)) == _prune(stripped):
-                return original
+                return RESTORE
         if not stripped and not has_original:
             return None
         return _dump_json(stripped, current)
@@ -330,6 +362,18 @@ def _files_for(host: str) -> list[tuple[str, str]]:
     return [("GEMINI.md", "md"), (".gemini/settings.json", "hooks+server")]
 
 
+def _load_originals(store_path: Path) -> dict:
+    """The pre-install bytes we kept. A cache: if it is unreadable, removal still takes out only
+    our entries, it just cannot promise the exact original formatting."""
+    if not store_path.is_file():
+        return {}
+    try:
+        data = json.loads(read_utf8(store_path))
+    except (ValueError, InvalidInput):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
@@ -349,16 +393,19 @@ def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
     root = Path(memory.root)
     with project_lock(memory.memory_dir):
         store_path = ensure_cache_dir(memory.memory_dir) / ORIGINALS
-        originals = json.loads(read_utf8(store_path)) if store_path.is_file() else {}
+        originals = _load_originals(store_path)
         plans: list[tuple[str, str | None, str | None]] = []
         for host in wanted:
             for rel, kind in _files_for(host):
                 path = root / rel
-                current = read_utf8(path) if path.is_file() else None
+                current = _read_raw(path) if path.is_file() else None
+                form = _Form(current)
                 has_original = rel in originals
-                new = _plan_file(memory, rel, kind, host, remove, current, originals.get(rel), has_original)
+                original = originals.get(rel)
+                planned = _plan_file(memory, rel, kind, host, remove, form.text, _Form(original).text, has_original)
+                new = original if planned is RESTORE else form.encode(planned)
                 plans.append((rel, current, new))
-                if not remove and not has_original and new != current and not _contains_ours(path, kind, current):
+                if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
                     originals[rel] = current  # the file as it was before we first touched it
         changed, unchanged, removed = [], [], []
         for rel, current, new in plans:

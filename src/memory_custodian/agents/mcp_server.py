@@ -73,7 +73,7 @@ class Server:
 
     def memory_context(
         self,
-        task: Annotated[str, Field(description="Task category: planning, implementation, artifact, preferences, recap or maintenance")] = "implementation",
+        task: Annotated[str, Field(description="Task category: planning, implementation, artifact, preferences, history, maintenance or general")] = "implementation",
         areas: Annotated[list[str], Field(description="Area modules to load explicitly (areas/<name>.md)")] = [],  # noqa: B006
         paths: Annotated[list[str], Field(description="Files the task touches, relative to the project root; routes area memory and gotchas")] = [],  # noqa: B006
         query: Annotated[str | None, Field(description="What the task is about, in a few words; adds the top matching notes")] = None,
@@ -117,7 +117,7 @@ class Server:
         """A note's events in order: what happened, who did it, when and why."""
         events = self.call(self.memory.history, id)
         text = recall_view.render_history(events)
-        return _text(fence(text), {"events": events})
+        return _text(f"{DATA_NOTICE}\n{fence(text)}", {"events": events})
 
     # ---- writing -----------------------------------------------------------------------------
 
@@ -187,7 +187,7 @@ class Server:
         to accept or drop. Use it for durable project rules; use memory_remember for notes."""
         from .inbox import propose
 
-        result = self.call(propose, self.memory, text, writes=True)
+        result = self.call(propose, self.memory, text)
         return _text(f"proposed in {result['file']} ({result['date']}): {result['item']}", result)
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .sessions import MAX_MESSAGE_CHARS
+
 MIN_QUOTE_CHARS = 30
-# A longest-common-substring search is quadratic in the worst case; hooks keep messages short.
-MAX_MESSAGE_CHARS = 20_000
 
 _WS = re.compile(r"\s+")
 

@@ -19,6 +19,7 @@ from ..fsutil import atomic_write, ensure_cache_dir
 
 SESSIONS_DIR = "sessions"
 LAST_MESSAGE_TTL_S = 600  # the user's last message is kept 10 minutes for quote binding
+MAX_MESSAGE_CHARS = 20_000  # quote search is quadratic in the worst case
 SESSION_TTL_S = 7 * 24 * 3600  # idle session files are pruned after a week
 STATE_VERSION = 1
 
@@ -87,9 +88,14 @@ class SessionState:
 
     # -- the user's last message -------------------------------------------------------------
     def keep_message(self, text: str, now: float | None = None) -> None:
-        from .quotes import MAX_MESSAGE_CHARS
-
         if not text.strip():
+            return
+        from ..secrets import scan
+
+        if scan(text):
+            # Never a credential on disk: a message holding one cannot be quoted, and the previous
+            # message is no longer the user's last word either.
+            self.data["last_message"] = None
             return
         self.data["last_message"] = {"text": text[:MAX_MESSAGE_CHARS], "at": time.time() if now is None else now}
 

@@ -18,11 +18,12 @@ def mcp(project_root, memory_dir):
     memory_remember, memory_supersede, memory_revoke, memory_flag_stale, memory_reinstate,
     memory_propose. The server writes as `agent`. `init --agent` registers it with each host.
     """
-    from ..agents.mcp_server import serve
     from ..project import require_memory_dir
 
     memory = open_memory(project_root, memory_dir)
-    require_memory_dir(memory.memory_dir)
+    require_memory_dir(memory.memory_dir)  # before importing the SDK: a wrong folder fails fast
+    from ..agents.mcp_server import serve
+
     serve(memory)
 
 

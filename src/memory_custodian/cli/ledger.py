@@ -40,6 +40,18 @@ def _note_fields(fn):
     return fn
 
 
+def _refresh_mirror(memory) -> None:
+    """Keep MEMORY.md in step after a write when the project turned the mirror on; a failure to
+    re-render is a warning, since the write itself has succeeded."""
+    from ..errors import CustodianError
+    from ..ledger.text_api import refresh_mirror_if_enabled
+
+    try:
+        refresh_mirror_if_enabled(memory)
+    except CustodianError as exc:
+        warn(f"the note was written, but MEMORY.md was not re-rendered: {exc.one_line()}")
+
+
 def _emit_note(note, fmt: str, text: str) -> None:
     if fmt == "json":
         emit_json(_note_dict(note))
@@ -62,6 +74,7 @@ def remember(text, kind, priority, title, tags, paths, quote, scope, expires, su
     note = memory.remember(_text_arg(text), kind=kind or "finding", priority=priority or "medium", title=title,
                            tags=tags, paths=paths, quote=quote, scope=scope or "workspace", expires=expires,
                            supersedes=supersedes, actor=actor)
+    _refresh_mirror(memory)
     _emit_note(note, fmt, note.id)
 
 
@@ -80,6 +93,7 @@ def supersede(note_id, text, reason, kind, priority, title, tags, paths, quote, 
     memory = open_memory(project_root, memory_dir)
     note = memory.supersede(note_id, _text_arg(text), reason=reason, actor=actor, kind=kind, priority=priority,
                             title=title, tags=tags, paths=paths, quote=quote, scope=scope, expires=expires)
+    _refresh_mirror(memory)
     _emit_note(note, fmt, note.id)
 
 
@@ -94,6 +108,7 @@ def _verb(method: str, help_text: str):
     def command(note_id, reason, actor, fmt, project_root, memory_dir):
         memory = open_memory(project_root, memory_dir)
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
+        _refresh_mirror(memory)
         _emit_note(note, fmt, f"#{note.id} {note.state}")
 
     return command
@@ -117,6 +132,7 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
     """Raise the provenance of note ID (e.g. after a person verified it)."""
     memory = open_memory(project_root, memory_dir)
     note = memory.promote(note_id, to=to, actor=actor)
+    _refresh_mirror(memory)
     _emit_note(note, fmt, f"#{note.id} {note.provenance}")
 
 
@@ -137,7 +153,7 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
     """Ranked index lines of the notes matching QUERY (without QUERY: by priority, then recency)."""
     memory = open_memory(project_root, memory_dir)
     result = memory.recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-                           include_all=include_all)
+                           include_all=include_all, ids=fmt == "json")
     if fmt == "json":
         emit_json(result.to_dict())
     else:
@@ -230,7 +246,8 @@ def doctor(repair, fmt, project_root, memory_dir):
             click.echo(f"repaired: {r['trimmed_tails']} torn tail(s) trimmed, {r['removed_lines']} line(s) removed; "
                        f"backups in {', '.join(r['backups'])}")
         if report.get("index"):
-            click.echo(f"index rebuilt: {report['index']['notes']} notes")
+            idx = report["index"]
+            click.echo(idx["error"] if "error" in idx else f"index rebuilt: {idx['notes']} notes")
         for name in report.get("trimmed_earlier", []):
             warn(f"a writer trimmed a torn line earlier; fragment kept in .cache/torn/{name}")
         click.echo("ok" if report["ok"] else f"{len(report['remaining'])} problem(s) remain")

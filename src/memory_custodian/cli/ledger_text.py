@@ -8,18 +8,31 @@ from pathlib import Path
 
 import click
 
-from . import emit_json, format_option, handle_errors, memory_options, open_memory
+from . import emit_json, format_option, handle_errors, memory_options, open_memory, warn
 
 
 def _abs(path):
-    # a path typed on the command line means "from here", whatever the project root is
-    return None if path is None else str(Path(path).expanduser().resolve())
+    # a check-out file typed on the command line means "from here", whatever the project root is
+    return None if path is None else str(Path(path).expanduser().absolute())
+
+
+def _refresh(memory) -> None:
+    """After a check-in landed, a mirror that cannot be re-rendered is a warning, not a failure:
+    saying "nothing changed" would make the person check in twice."""
+    from ..errors import CustodianError
+    from ..ledger.text_api import refresh_mirror_if_enabled
+
+    try:
+        refresh_mirror_if_enabled(memory)
+    except CustodianError as exc:
+        warn(f"checked in, but the export mirror was not re-rendered: {exc.one_line()}")
 
 
 @click.command()
 @memory_options
 @click.option("--path", "path", default=None, metavar="FILE",
-              help="Where to write (default: the configured path, else docs/memory/MEMORY.md).")
+              help="Where to write, relative to the project root and inside it (default: the configured path, "
+                   "else docs/memory/MEMORY.md).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 with a short diff if the file is not up to date.")
 @click.option("--enable", is_flag=True,
               help="Keep the mirror rendered after every write (recorded in docs/memory/config.json, committed).")
@@ -41,9 +54,9 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
     if disable:
         result = memory.export_disable()
     elif enable:
-        result = memory.export_enable(path=_abs(path))
+        result = memory.export_enable(path=path)
     else:
-        result = memory.export(path=_abs(path), check=check)
+        result = memory.export(path=path, check=check)
     if fmt == "json":
         emit_json(result)
     elif disable:
@@ -79,7 +92,6 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
     `edit --checkout FILE`, edit FILE, then `edit --checkin FILE [--reason R]`.
     """
     from ..errors import CustodianError, InvalidInput
-    from ..ledger.text_api import refresh_mirror_if_enabled
 
     if checkout and checkin:
         raise InvalidInput("give --checkout FILE or --checkin FILE, not both")
@@ -95,13 +107,12 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
     if checkin:
         result = memory.edit_checkin(_abs(checkin), reason=reason)
         if result["events"]:
-            refresh_mirror_if_enabled(memory)
+            _refresh(memory)
         _report(result, fmt)
         return
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(prefix="memory-edit-", suffix=".md")
-    os.close(fd)
+    tmp = os.path.join(tempfile.mkdtemp(prefix="memory-edit-"), "notes.md")
     memory.edit_checkout(tmp)
     click.edit(filename=tmp)
     try:
@@ -110,8 +121,9 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
         click.echo(f"your edits are kept in {tmp}; fix them and run `memory-custodian edit --checkin {tmp}`", err=True)
         raise
     os.unlink(tmp)
+    os.rmdir(os.path.dirname(tmp))
     if result["events"]:
-        refresh_mirror_if_enabled(memory)
+        _refresh(memory)
     _report(result, fmt)
 
 

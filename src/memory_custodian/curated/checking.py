@@ -270,7 +270,7 @@ def status_memory(memory) -> StatusResult:
         document = split_units(text.strip())
         tokens = estimate_tokens(text.strip())
         budget = manifest.budget_for(name)
-        entries = len(document.units) if document.mode in ("section", "bullet") else 0
+        entries = len(document.units) if document.mode in ("section", "bullet") and name != "manifest.md" else 0
         if name == "inbox.md":
             inbox_items = entries
         files.append(FileStatus(name, tokens, budget, entries, document.mode,

@@ -76,12 +76,58 @@ MODULE_KINDS = ("rules", "profiles", "areas")
 LEDGER_SECTIONS = ("directives", "gotchas", "recall")
 ACTIVATIONS = ("explicit-only", "task", "task-or-explicit", "path", "path-or-explicit")
 
-_BULLET_PATH_RE = re.compile(r"^- `?([^`\s]+?)`?\s*$")
-_INDEX_ENTRY_RE = re.compile(r"^- `?([^`\s:]+\.md)`?\s*(?:[:\u2013\u2014-]\s*(.*))?$")
-_META_RE = re.compile(r"^\s{2,}[-*] ([a-z_-]+):\s*(.*)$")
-_FIELD_RE = re.compile(r"^- ([^:]+?):\s*(.*)$")
-_BUDGET_RE = re.compile(r"^(\d+)\s+tokens?\s+max\b", re.I)
-_SAFE_SEGMENT_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+# Patterns as strings: `re` compiles (and caches) only the ones a manifest actually needs; the
+# lines every manifest has are read with plain string operations (start-up time of `read`).
+_INDEX_ENTRY_RE = r"^- `?([^`\s:]+\.md)`?\s*(?:[:\u2013\u2014-]\s*(.*))?$"
+_META_RE = r"^\s{2,}[-*] ([a-z_-]+):\s*(.*)$"
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_SEGMENT_FIRST = _ASCII_ALNUM | {"_"}
+_SEGMENT_CHARS = _ASCII_ALNUM | {"_", ".", "-"}
+_WORD = _ASCII_ALNUM | {"_"}
+
+
+def _safe_segment(part: str) -> bool:
+    return bool(part) and part[0] in _SEGMENT_FIRST and all(ch in _SEGMENT_CHARS for ch in part)
+
+
+def _has_drive(raw: str) -> bool:
+    return len(raw) >= 2 and raw[1] == ":" and raw[0] in _ASCII_ALNUM and raw[0].isalpha()
+
+
+def _bullet_path(stripped: str) -> str | None:
+    """`- name` or ``- `name` `` -> name; None unless it is exactly one word."""
+    if not stripped.startswith("- "):
+        return None
+    body = stripped[2:].rstrip()
+    if body.startswith("`"):
+        body = body[1:]
+    if body.endswith("`"):
+        body = body[:-1]
+    if not body or "`" in body or any(ch.isspace() for ch in body):
+        return None
+    return body
+
+
+def _field(stripped: str) -> tuple[str, str] | None:
+    """`- key: value` -> (key, value); the key runs to the first colon."""
+    if not stripped.startswith("- "):
+        return None
+    key, sep, value = stripped[2:].partition(":")
+    if not sep or not key:
+        return None
+    return key, value.lstrip()
+
+
+def _budget_amount(value: str) -> int | None:
+    """`800 tokens max[…]` -> 800 (case-insensitive), else None."""
+    parts = value.split(None, 2)
+    if len(parts) < 3 or not (parts[0].isascii() and parts[0].isdigit()):
+        return None
+    if parts[1].casefold() not in ("token", "tokens") or not parts[2][:3].casefold() == "max":
+        return None
+    if len(parts[2]) > 3 and parts[2][3] in _WORD:
+        return None
+    return int(parts[0])
 
 
 def canonical_task(name: str) -> str:
@@ -100,12 +146,12 @@ def validate_route_path(value: str) -> str:
     raw = value.strip()
     if not raw:
         raise InvalidInput("empty route path")
-    if "\\" in raw or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+    if "\\" in raw or raw.startswith("/") or _has_drive(raw):
         raise InvalidInput(f"route {raw!r} must be a relative path inside the memory folder, with '/' separators")
     parts = raw.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise InvalidInput(f"route {raw!r} must not contain empty, '.' or '..' segments")
-    if not all(_SAFE_SEGMENT_RE.match(part) for part in parts):
+    if not all(_safe_segment(part) for part in parts):
         raise InvalidInput(f"route {raw!r} has unsafe characters; use letters, digits, '.', '_' and '-'")
     if not raw.endswith(".md"):
         raise InvalidInput(f"route {raw!r} must name a .md file")
@@ -366,18 +412,17 @@ def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
             if stripped.startswith("- "):
                 _budget_line(manifest, stripped, number, fail)
         elif h2 == "memorycustodian protocol":
-            match = _FIELD_RE.match(stripped)
-            if match:
-                manifest.metadata[match.group(1).strip()] = match.group(2).strip()
+            field = _field(stripped)
+            if field:
+                manifest.metadata[field[0].strip()] = field[1].strip()
     del entry
     return manifest
 
 
 def _route_name(stripped: str, number: int, fail) -> str | None:
-    match = _BULLET_PATH_RE.match(stripped)
-    if not match:
+    name = _bullet_path(stripped)
+    if name is None:
         fail(number, f"route bullet {stripped!r} must name one file, such as `- decisions.md`")
-    name = match.group(1)
     if name.endswith("/"):
         return None  # a folder is a pointer, never a load (0.9.1 skips these too)
     try:
@@ -387,7 +432,7 @@ def _route_name(stripped: str, number: int, fail) -> str | None:
 
 
 def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind: str | None, fail) -> None:
-    meta = _META_RE.match(line)
+    meta = re.match(_META_RE, line) if line[:1].isspace() else None
     if meta and line[:1].isspace():
         entry = manifest.index[-1] if manifest.index and manifest.index[-1].kind == kind else None
         if entry is None:
@@ -423,7 +468,7 @@ def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind:
         return
     if kind is None:
         fail(number, "module entry outside an `### Enabled rules|profiles|areas` subsection")
-    match = _INDEX_ENTRY_RE.match(stripped)
+    match = re.match(_INDEX_ENTRY_RE, stripped)
     if not match:
         fail(number, f"module entry must look like ``- `{kind}/name.md`: what it holds``")
     try:
@@ -438,18 +483,18 @@ def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind:
 
 
 def _budget_line(manifest: Manifest, stripped: str, number: int, fail) -> None:
-    match = _FIELD_RE.match(stripped)
-    if not match:
+    field = _field(stripped)
+    if not field:
         fail(number, "budget line must look like `- decisions.md: 800 tokens max`")
-    key, value = match.group(1).strip().strip("`"), match.group(2).strip()
-    amount = _BUDGET_RE.match(value)
+    key, value = field[0].strip().strip("`"), field[1].strip()
+    amount = _budget_amount(value)
     if key.casefold().startswith("ledger "):
         name = key[7:].strip().casefold()
         if name not in LEDGER_SECTIONS:
             fail(number, f"unknown ledger section {name!r}; budget one of: {', '.join(LEDGER_SECTIONS)}")
-        if not amount:
+        if amount is None:
             fail(number, f"ledger {name} budget must look like `- ledger {name}: 600 tokens max`")
-        manifest.ledger_budgets[name] = int(amount.group(1))
+        manifest.ledger_budgets[name] = amount
         return
     if not (key.endswith(".md") or key.endswith("/")):
         fail(number, f"budget key {key!r} must be a .md file, a glob such as rules/*.md, or `ledger <section>`")
@@ -463,14 +508,14 @@ def _budget_line(manifest: Manifest, stripped: str, number: int, fail) -> None:
             validate_route_path(key)
         except InvalidInput as exc:
             fail(number, exc.message)
-    if amount:
-        tokens = int(amount.group(1))
+    if amount is not None:
+        tokens = amount
         if tokens <= 0:
             fail(number, "a budget must be a positive number of tokens")
         manifest.budgets.append(BudgetEntry(key, tokens, number, value))
     elif value.casefold() in ("unbudgeted", "no budget", "unlimited"):
         manifest.budgets.append(BudgetEntry(key, None, number, value, unbudgeted=True))
-    elif re.search(r"\d", value) and "token" in value.casefold():
+    elif any(ch.isdigit() for ch in value) and "token" in value.casefold():
         fail(number, f"cannot read budget {value!r}; write it as `N tokens max`")
     else:
         manifest.budgets.append(BudgetEntry(key, None, number, value))

@@ -23,7 +23,7 @@ LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "miss
 OMITTED_BY_BUDGET = "omitted-by-budget"
 FOOTER_REFS = 5  # omitted units named inside the pack itself; explain and JSON name them all
 
-_SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SLUG_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def _slugs(kind: str, values) -> list[str]:
             raw = raw[len(kind) + 1:]
         if raw.endswith(".md"):
             raw = raw[:-3]
-        if not _SLUG_RE.match(raw):
+        if not re.match(_SLUG_RE, raw):
             flag = {"areas": "--area", "profiles": "--profile", "rules": "--rule"}[kind]
             raise InvalidInput(f"{flag} {value!r} is not a module name; use a name such as `store` for {kind}/store.md")
         result.append(raw)
@@ -227,6 +227,9 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     manifest = load_manifest(memory_dir)
     section = manifest.task_section(canonical)
     warnings: list[str] = []
+    if section is None and canonical != "general":
+        warnings.append(f"the manifest has no `### ` heading under `## Load by task` for {canonical}; "
+                        "only the always-load files were routed")
 
     considered: dict[str, ModuleResult] = {}
     order: list[str] = []

@@ -189,12 +189,14 @@ class LedgerAPI:
         index = self._index()
         return expand_notes(index, [self._resolve(i, index) for i in ids])
 
-    def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None):
+    def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
+               counts=True, ids=True):
+        """Ranked notes with an account of what was not shown (`counts=False`: hits only, for hooks)."""
         from .recall import run_recall
 
         index = self._index()
         return run_recall(index, query=query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-                          include_all=include_all, now=now, root=self.root)
+                          include_all=include_all, now=now, root=self.root, counts=counts, ids=ids)
 
     def reindex(self, progress=None) -> dict:
         return self._index().rebuild(progress=progress)

@@ -25,7 +25,7 @@ def config_path(memory_dir: Path) -> Path:
 def parse_config(raw: bytes, path: Path) -> dict:
     try:
         data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Corrupt(f"not valid JSON ({exc}); fix it or delete it to return to the defaults", path=str(path)) from exc
     if not isinstance(data, dict):
         raise Corrupt("must hold a JSON object; fix it or delete it to return to the defaults", path=str(path))

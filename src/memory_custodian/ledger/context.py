@@ -69,21 +69,21 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
         index.catch_up()
         root = memory.root
         sections = []
-        directives = run_recall(index, kinds=("directive",), limit=100000, root=root)
+        directives = run_recall(index, kinds=("directive",), limit=100000, root=root, ids=False)
         sections.append(_pack("directives", [(h.note.id, _full(h.note)) for h in directives.hits],
                               limits["directives"], "\n\n"))
         shown = [h.note.id for h in directives.hits]
         if paths:
-            gotchas = run_recall(index, kinds=("gotcha",), paths=paths, limit=1000, root=root)
+            gotchas = run_recall(index, kinds=("gotcha",), paths=paths, limit=1000, root=root, ids=False)
             sections.append(_pack("gotchas", [(h.note.id, _full(h.note)) for h in gotchas.hits],
                                   limits["gotchas"], "\n\n"))
             shown += [h.note.id for h in gotchas.hits]
         if query or paths:
             if query:
                 res = run_recall(index, query=query, limit=RECALL_LINES, root=root, near_paths=tuple(paths),
-                                 exclude_ids=tuple(shown))
+                                 exclude_ids=tuple(shown), ids=False)
             else:
-                res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown))
+                res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
             sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
                                   tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
         return sections

@@ -63,7 +63,7 @@ def _repair(ledger: Ledger, events, problems, extra) -> dict:
             try:
                 ev = json.loads(raw.decode("utf-8"))
                 eid = ev.get("id") if isinstance(ev, dict) else None
-            except (UnicodeDecodeError, ValueError):
+            except (UnicodeDecodeError, ValueError, RecursionError):
                 eid = None
             if eid in strip_ids:
                 changed = True
@@ -88,9 +88,15 @@ def run_doctor(ledger: Ledger, *, repair: bool = False) -> dict:
         if repair:
             if any(p.code in REPAIRABLE for p in problems):
                 report["repaired"] = _repair(ledger, events, problems, extra)
+            from ..errors import CustodianError
+
             index = Index(ledger)
-            report["index"] = index.rebuild()
-            index.close()
+            try:
+                report["index"] = index.rebuild()
+            except CustodianError as exc:
+                report["index"] = {"error": f"index not rebuilt: {exc.one_line()}"}
+            finally:
+                index.close()
             _, notes, remaining, _ = _check(ledger)
             report["remaining"] = [p.to_dict() for p in remaining]
             report["notes"] = len(notes)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InvalidInput, Refused
 from .export import (
-    HEADING_RE, META_KEYS, SECTION_LABELS, SECTION_RE, escape_body, format_list, is_block_start,
+    META_KEYS, SECTION_LABELS, SECTION_RE, escape_body, format_list, is_block_start,
     is_structural, one_line, sort_key, sorted_items, utc,
 )
 from .model import KINDS, PRIORITIES, Note
@@ -323,6 +323,8 @@ def _parse_block(lines: list[str], s: int, end: int, path: str) -> Block:
             raise InvalidInput(f"`{key}:` given twice (also line {block.field_lines[key]})", path=path, line=j + 1)
         block.field_lines[key] = j + 1
         value = fm.group(2)
+        if key in ("kind", "priority"):
+            value = value.lower()
         if key == "kind":
             if value not in KINDS:
                 raise InvalidInput(f"unknown kind {value!r}; use one of {', '.join(KINDS)}", path=path, line=j + 1)

@@ -40,7 +40,6 @@ def utc(iso: str | None) -> str:
     """Any ISO 8601 time as `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC (naive times are taken as UTC)."""
     if not iso:
         return ""
-    return iso
     if len(iso) == 24 and iso[10] == "T" and iso[19] == "." and iso[23] == "Z":
         return iso  # already the canonical UTC form (every `at` the ledger writes): skip the parse
     text = iso[:-1] + "+00:00" if iso.endswith(("Z", "z")) else iso

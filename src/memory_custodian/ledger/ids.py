@@ -11,7 +11,6 @@ import os
 import re
 import threading
 import time
-from datetime import datetime, timedelta, timezone
 
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 NOTE_ID_LEN = 8
@@ -55,15 +54,32 @@ def new_ulids(count: int, not_before_ms: int = 0) -> tuple[int, list[str]]:
 
 
 def ms_to_iso(ms: int) -> str:
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    t = time.gmtime(ms // 1000)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                                                  ms % 1000)
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (no datetime import on the hot path)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
 
 
 def iso_to_ms(iso: str) -> int:
+    if is_iso_utc(iso):
+        days = _days_from_civil(int(iso[0:4]), int(iso[5:7]), int(iso[8:10]))
+        secs = int(iso[11:13]) * 3600 + int(iso[14:16]) * 60 + int(iso[17:19])
+        return (days * 86400 + secs) * 1000 + int(iso[20:23])
     return int(parse_iso(iso).timestamp() * 1000 + 0.5)
 
 
-def parse_iso(iso: str) -> datetime:
+def parse_iso(iso: str):
+    """A datetime in UTC from an ISO 8601 string (`Z` or an offset; naive means UTC)."""
+    from datetime import datetime, timezone
+
     text = iso[:-1] + "+00:00" if iso.endswith("Z") else iso
     dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
@@ -76,7 +92,7 @@ def now_iso() -> str:
 
 
 def add_days(iso: str, days: float) -> str:
-    return ms_to_iso(iso_to_ms(iso) + int(timedelta(days=days).total_seconds() * 1000))
+    return ms_to_iso(iso_to_ms(iso) + int(round(days * 86_400_000)))
 
 
 _ISO_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z")

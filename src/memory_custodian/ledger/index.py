@@ -9,7 +9,6 @@ caught up incrementally equals a fresh rebuild.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -17,14 +16,14 @@ import sqlite3
 from pathlib import Path
 
 from .. import fsutil
-from ..errors import Corrupt
+from ..errors import NotFound, Refused
 from . import ranking
 from .fold import fold_note_events
 from .model import Note
 from .paths import any_match, path_prefix
 from .store import Ledger, parse_lines
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_FILE = "index.sqlite"
 
 SCHEMA = """
@@ -57,15 +56,19 @@ INSERT_TEXT = "INSERT INTO note_text(rowid, title, body, tags_text, paths_text, 
 _IN_COLUMNS = ("title", "body", "tags", "paths")
 
 
+_JSON_FIELDS = tuple(f for f in Note.__dataclass_fields__ if f not in _IN_COLUMNS)
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def note_json(note: Note) -> str:
-    """The note's fields except those kept in their own columns (title, body, tags, paths)."""
-    d = {k: v for k, v in note.__dict__.items() if k not in _IN_COLUMNS}
-    return json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The note's other fields as a JSON array in field order (compact and quick to write)."""
+    d = note.__dict__
+    return _encode([d[f] for f in _JSON_FIELDS])
 
 
 def row_note(row) -> Note:
     title, body, tags_text, paths_text, rest = row
-    d = json.loads(rest)
+    d = dict(zip(_JSON_FIELDS, json.loads(rest)))
     return Note(title=title, body=body, tags=tuple(tags_text.split("\n")) if tags_text else (),
                 paths=tuple(paths_text.split("\n")) if paths_text else (), **d)
 
@@ -108,15 +111,27 @@ class Index:
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
-            self._db = self._connect()
+            try:
+                self._db = self._connect()
+            except (sqlite3.Error, OSError) as exc:
+                raise self._error(exc) from exc
         return self._db
+
+    def _error(self, exc: BaseException):
+        """A SQLite or OS failure as one clear line (the index is a cache: deleting it is safe)."""
+        if isinstance(exc, OSError):
+            return fsutil._disk_error(self.path, exc)
+        return Refused(f"the index cache failed ({exc}); nothing in the ledger was changed — free disk space or "
+                       "check permissions, or delete .cache/index.sqlite and retry", path=str(self.path))
 
     def _connect(self) -> sqlite3.Connection:
         fsutil.ensure_cache_dir(self.ledger.memory_dir)
         for attempt in (1, 2):
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-                db.execute("PRAGMA synchronous=NORMAL")
+                # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
+                # commit is caught up again from the shards), so skip the fsyncs.
+                db.execute("PRAGMA synchronous=OFF")
                 meta = {}
                 if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
                     meta = dict(db.execute("SELECT key, value FROM meta"))
@@ -176,6 +191,12 @@ class Index:
 
     def catch_up(self) -> dict:
         """Bring the index up to the shards; returns {"mode": current|incremental|rebuild, "events": n}."""
+        try:
+            return self._catch_up()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
+
+    def _catch_up(self) -> dict:
         mode, _ = self._plan()
         if mode == "current":
             return {"mode": "current", "events": 0}
@@ -194,7 +215,8 @@ class Index:
             self.db.execute("COMMIT")
             return result
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
 
     def _grow(self, work) -> dict | None:
@@ -291,16 +313,28 @@ class Index:
 
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""
-        self.db.execute("BEGIN IMMEDIATE")
         try:
-            result = self._rebuild_locked(progress)
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                result = self._rebuild_locked(progress)
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
         return result
 
     def _rebuild_locked(self, progress) -> dict:
+        files: list[int] = []
+        try:
+            return self._rebuild_into(progress, files)
+        finally:
+            for fd in files:
+                os.close(fd)
+
+    def _rebuild_into(self, progress, files: list[int]) -> dict:
         db = self.db
         for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
             db.execute(f"DELETE FROM {table}")
@@ -309,23 +343,27 @@ class Index:
         shards = self.ledger.shards()
         total_bytes = sum(p.stat().st_size for p in shards) or 1
         done_bytes = 0
-        # (note, at, id, txn, line) per unique event: raw lines are kept, parsed dicts are not,
-        # so memory stays near the size of the shards.
+        # One small key per unique event: (note, at, id, txn, shard, offset, length). The lines stay
+        # on disk and are read back per note, so memory grows with the number of events, not bytes.
         keys: list[tuple] = []
         where: dict[str, int] = {}
         txn_count: dict[str, int] = {}
         txn_want: dict[str, int] = {}
         waived: set[str] = set()
-        for path in shards:
+        for shard_no, path in enumerate(shards):
             st = path.stat()
             data = path.read_bytes()
             evs, _, _, used = parse_lines(self.ledger.rel(path), data, raw=True)
             for ev in evs:
-                key = (ev["note"], ev["at"], ev["id"], ev["txn"], ev["_line"])
+                key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
+                       len(ev["_line"].encode("utf-8")))
                 seen = where.get(ev["id"])
                 if seen is not None:
-                    if _canonical(key[4]) < _canonical(keys[seen][4]):
-                        txn_count[keys[seen][3]] -= 1
+                    old = keys[seen]
+                    old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
+                        os.pread(files[old[4]], old[6], old[5]).decode("utf-8")
+                    if _canonical(ev["_line"]) < _canonical(old_line):
+                        txn_count[old[3]] -= 1
                         keys[seen] = key
                         txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
                         txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
@@ -336,16 +374,17 @@ class Index:
                 txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
                 if ev["op"] == "forget":
                     waived.update(ev.get("stripped", ()))
+            db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
+                                          for ev in evs])
             db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
                        (path.name, len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
                         data[:used].count(b"\n")))
+            files.append(os.open(path, os.O_RDONLY))
             del evs, data
             done_bytes += st.st_size
             if progress:
                 progress(done_bytes / total_bytes * 0.4)
         del where
-        db.executemany("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?)",
-                       ((k[2], k[0], k[1], k[3], txn_want[k[3]], k[4]) for k in keys))
         db.executemany("INSERT INTO waived VALUES (?)", ((t,) for t in sorted(waived)))
         broken = {t for t, n in txn_count.items() if n < txn_want[t] and t not in waived}
         keys.sort()
@@ -368,7 +407,7 @@ class Index:
             j = i
             while j < total and keys[j][0] == note_id:
                 j += 1
-            evs = [json.loads(k[4]) for k in keys[i:j] if k[3] not in broken]
+            evs = [json.loads(os.pread(files[k[4]], k[6], k[5])) for k in keys[i:j] if k[3] not in broken]
             i = j
             note, _ = fold_note_events(evs)
             if note is None:
@@ -422,16 +461,26 @@ class Index:
         return applied
 
     def events_after(self, event_id: str | None) -> list[dict]:
-        rows = self.db.execute("SELECT note FROM events GROUP BY note ORDER BY note")
-        out = []
-        for (note_id,) in rows.fetchall():
-            out.extend(self.note_events(note_id))
+        """Every applied event in replay order, or those after `event_id`."""
+        broken = self._broken_txns(None)
+        out: list[dict] = []
+        current, evs = None, []
+        for note_id, line in self.db.execute("SELECT note, line FROM events ORDER BY note, at, id"):
+            if note_id != current:
+                if evs:
+                    out.extend(fold_note_events(evs)[1])
+                current, evs = note_id, []
+            ev = json.loads(line)
+            if ev["txn"] not in broken:
+                evs.append(ev)
+        if evs:
+            out.extend(fold_note_events(evs)[1])
         out.sort(key=lambda e: (e["at"], e["id"]))
         if event_id is None:
             return out
         ids = [e["id"] for e in out]
         if event_id not in ids:
-            raise Corrupt(f"event {event_id} is not in the ledger (forgotten, or from another branch)")
+            raise NotFound(f"event {event_id} is not in the ledger (forgotten, or from another branch)")
         return out[ids.index(event_id) + 1:]
 
     def stats(self) -> dict:

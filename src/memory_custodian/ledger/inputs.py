@@ -72,7 +72,7 @@ def clean_paths(paths) -> list[str]:
         if "\\" in path:
             raise InvalidInput(f"path {path!r} must use / separators (a POSIX path or glob relative to the project root)")
         pure = PurePosixPath(path)
-        if pure.is_absolute() or ".." in pure.parts:
+        if pure.is_absolute() or ".." in pure.parts or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
             raise InvalidInput(f"path {path!r} must be relative to the project root, without '..'")
         text = str(pure)
         if path.endswith("/") and text != ".":

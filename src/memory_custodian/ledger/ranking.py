@@ -23,8 +23,10 @@ FTS_COLUMNS = ("title", "body", "tags_text", "paths_text", "subtokens")
 COLUMN_WEIGHTS = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
 
 # Multiplicative priors: score = bm25 * (1 + priority + kind) * (1 + PATH_LIFT if near a touched path).
-PRIORITY_PRIOR = {"high": 0.25, "medium": 0.0, "low": -0.15}
-KIND_PRIOR = {"directive": 0.0, "gotcha": 0.15, "decision": 0.10, "finding": 0.0, "task": -0.05,
+# Directives are rules that must hold, so a task that would break one should see it; task
+# checkpoints are many and short-lived, so they yield to the notes that explain the code.
+PRIORITY_PRIOR = {"high": 0.1, "medium": 0.0, "low": -0.15}
+KIND_PRIOR = {"directive": 0.4, "gotcha": 0.15, "decision": 0.10, "finding": 0.0, "task": -0.25,
               "reference": 0.0, "operational": 0.0}
 PATH_LIFT = 0.5
 
@@ -45,6 +47,12 @@ TASK_WORDS = frozenset(
     "using very want way well would".split()
 )
 USE_TASK_WORDS = False  # measured: train +0.9 pt, test flat — off
+
+# In a file name the query names (`logging.py`), the extension alone matches nearly every note
+# anchored to such a file: it adds cost and noise, never precision, so it is dropped there.
+FILE_EXTENSIONS = frozenset("py pyi ts tsx js jsx mjs md json yaml yml toml txt go rs java kt rb sh css scss html "
+                            "sql tf cfg ini lock xml".split())
+DROP_EXTENSIONS = True
 
 # Query terms at least this long also match as prefixes (`config` finds `configuration`); 0 = off.
 PREFIX_MIN = 0  # measured at 4, 5, 6: train flat or worse — off
@@ -145,8 +153,11 @@ def _stop(tok: str) -> bool:
 def query_terms(query: str) -> list[str]:
     terms: list[str] = []
     for m in _IDENT_RE.finditer(query or ""):
-        parts = split_identifier(m.group(0))
+        ident = m.group(0)
+        parts = split_identifier(ident)
         cands = list(parts) + (["".join(parts)] if len(parts) > 1 else [])
+        if DROP_EXTENSIONS and len(parts) > 1 and "." in ident and parts[-1] in FILE_EXTENSIONS:
+            cands.remove(parts[-1])  # the joined form (`loggingpy`) still pins the file
         for tok in cands:
             if tok not in terms and not _stop(tok):
                 terms.append(tok)
@@ -184,6 +195,28 @@ def synonyms(term: str) -> tuple[str, ...]:
     return _SYNONYMS.get(term) or _SYNONYMS.get(_crude_stem(term)) or ()
 
 
+# The cap counting distinct stems only (`hangs` not using a slot of `hang`) was measured: train
+# -1.3 pt recall@10 — off; inflections in the expansion act as a damping that helps.
+SYNONYM_DISTINCT_STEMS = False
+
+
+def capped_synonyms(term: str) -> tuple[str, ...]:
+    syns = synonyms(term)
+    if not SYNONYM_DISTINCT_STEMS:
+        return syns[:SYNONYM_CAP] if SYNONYM_CAP else syns
+    out: list[str] = []
+    stems = {_crude_stem(term)[:5]}
+    for syn in syns:
+        stem = _crude_stem(syn)[:5]
+        if stem in stems:
+            continue
+        stems.add(stem)
+        out.append(syn)
+        if SYNONYM_CAP and len(out) == SYNONYM_CAP:
+            break
+    return tuple(out)
+
+
 def build_match(query: str, paths=()) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms, each quoted (no query syntax leaks in),
     their synonyms, and with `paths` (the caller's path filter) a phrase on the paths column for
@@ -204,8 +237,7 @@ def build_match(query: str, paths=()) -> str | None:
         add(tok)
     if USE_SYNONYMS:
         for tok in terms:
-            syns = synonyms(tok)
-            for syn in syns[:SYNONYM_CAP] if SYNONYM_CAP else syns:
+            for syn in capped_synonyms(tok):
                 for piece in split_identifier(syn):
                     add(piece)
     if MATCH_PATHS:

@@ -18,7 +18,7 @@ DEFAULT_STATES = ("active",)
 RECALL_STATES = ("active", "stale", "superseded", "revoked", "expired")
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
-EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, lowest ids first
+EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, per reason, lowest ids first
 
 
 @dataclass
@@ -47,6 +47,9 @@ class RecallResult:
     excluded_ids: dict[str, list[str]] = field(default_factory=dict)  # reason -> ids (capped)
     excluded_counts: dict[str, int] = field(default_factory=dict)  # reason -> exact count
     filters: dict = field(default_factory=dict)
+    counted: bool = True  # False when the caller asked for the hits only (counts=False)
+    ids_listed: bool = True  # False when the caller asked for counts without excluded ids (ids=False)
+    partial: int = 0  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
 
     @property
     def below_cutoff(self) -> int:
@@ -57,12 +60,16 @@ class RecallResult:
         return {r: n for r, n in self.excluded_counts.items() if n}
 
     def footer(self) -> str:
+        if not self.counted:
+            return "top hits only; what matched below the cutoff or was excluded was not counted — run `recall` to see it"
         excl = self.excluded
         total = sum(excl.values())
         reasons = ", ".join(f"{excl[r]} {r}" for r in EXCLUSION_ORDER if excl.get(r))
         text = f"{self.below_cutoff} more matched below the cutoff; {total} excluded"
         if reasons:
             text += f" ({reasons})"
+        if self.partial:
+            text += f"; {self.partial} more share only some of the words"
         if total:
             text += " — --all to include"
         elif self.below_cutoff:
@@ -84,8 +91,9 @@ class RecallResult:
                              "ids_complete": len(self.below_ids) == self.below_cutoff},
             "excluded": {"count": sum(self.excluded.values()), "by_reason": self.excluded,
                          "ids": {r: ids for r, ids in sorted(self.excluded_ids.items()) if ids},
-                         "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values())},
-            "summary": self.footer(),
+                         "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values()),
+                         "ids_listed": self.ids_listed},
+            "summary": self.footer(), "counted": self.counted, "partial": self.partial,
         }
 
 
@@ -107,14 +115,21 @@ def _path_filter(paths: list[str], key: str, params: dict) -> str:
             params[f"{key}a{i}_{j}"] = prefix
             names.append(f":{key}a{i}_{j}")
         params[f"{key}lo{i}"], params[f"{key}hi{i}"] = lo, hi
-        ors.append(f"prefix IN ({','.join(names)}) OR (prefix >= :{key}lo{i} AND prefix < :{key}hi{i})")
+        ors.append(f"SELECT note FROM note_paths WHERE prefix IN ({','.join(names)})")
+        ors.append(f"SELECT note FROM note_paths WHERE prefix >= :{key}lo{i} AND prefix < :{key}hi{i}")
     params[key] = json.dumps(paths)
-    return (f"(n.rowid IN (SELECT note FROM note_paths WHERE {' OR '.join(ors)}) AND "
+    return (f"(n.rowid IN ({' UNION '.join(ors)}) AND "
             f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
-               now=None, root=None, near_paths=(), exclude_ids=()) -> RecallResult:
+               now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True) -> RecallResult:
+    """Rank, filter (inside the SQL, before the cutoff) and account for the rest.
+
+    `counts=False` is for callers that show only the hits and say so (hooks on every prompt): it
+    skips counting what fell below the cutoff or was excluded; `RecallResult.counted` is then False.
+    `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
+    """
     from .ids import now_iso
     from .inputs import clean_paths, clean_tags, current_branch
 
@@ -132,7 +147,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     now = now or now_iso()
     branch = current_branch(root) if root is not None else None
     query = query.strip() if isinstance(query, str) and query.strip() else None
-    tiers = ranking.match_tiers(query) if query else []
+    tiers = ranking.match_tiers(query, paths=tuple(paths)) if query else []
     result = RecallResult(query=query, filters={"kinds": list(kinds), "tags": tags, "paths": paths,
                                                 "states": sorted(states), "all": bool(include_all), "limit": limit})
     if query and not tiers:
@@ -171,15 +186,16 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
         order = "score DESC, n.created_at DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
-        params["match"] = tiers[0]
         rank_match = tiers[0]
         count_sql = "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?"
-        if db.execute(count_sql, (tiers[0],)).fetchone()[0] > ranking.CANDIDATE_LIMIT:
+        broad_count = rank_count = db.execute(count_sql, (tiers[0],)).fetchone()[0]
+        if broad_count > ranking.CANDIDATE_LIMIT:
             for tier in tiers[1:]:
-                if db.execute(count_sql, (tier,)).fetchone()[0] < max(limit, 1):
+                n = db.execute(count_sql, (tier,)).fetchone()[0]
+                if n < max(limit, 1):
                     break
-                rank_match = tier
-                if db.execute(count_sql, (tier,)).fetchone()[0] <= ranking.CANDIDATE_LIMIT:
+                rank_match, rank_count = tier, n
+                if n <= ranking.CANDIDATE_LIMIT:
                     break
     else:
         source = "notes n"
@@ -188,7 +204,8 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             order = "score DESC, n.prio, n.created_at DESC, n.id"
         else:
             score = "0.0"
-            order = "n.prio, n.created_at DESC, n.id"
+            # with a selective filter, drive the query from it rather than from the priority index
+            order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.id"
         rank_match = None
     match_cond = " AND notes_fts MATCH :match" if tiers else ""
 
@@ -199,35 +216,56 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         return db.execute(f"SELECT n.id, {score} AS score FROM {source} WHERE {base}{match_cond} AND {included} "
                           f"ORDER BY {order} LIMIT :cap", p).fetchall()
 
+    if not counts:
+        result.counted = False
+        rows = ranked(rank_match, limit)
+        if tiers and rank_match != tiers[0] and len(rows) < limit:
+            rows = ranked(tiers[0], limit)
+        notes = index.get_notes([r[0] for r in rows])
+        for i, (note_id, score_value) in enumerate(rows, 1):
+            note = notes[note_id]
+            result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
+        result.matched = len(rows)
+        return result
     rows = ranked(rank_match, limit + BELOW_IDS_CAP)
     if tiers and rank_match != tiers[0] and len(rows) < limit:
         rows = ranked(tiers[0], limit + BELOW_IDS_CAP)  # filters left too few in the narrow tier
         rank_match = tiers[0]
-    if rank_match == (tiers[0] if tiers else None) and len(rows) < limit + BELOW_IDS_CAP:
-        result.matched = len(rows)
+    if tiers:
+        # On a broad query over a big ledger the counts cover the ranked tier (every word); the
+        # notes that share only some words are counted, unfiltered, as `partial`.
+        params["match"] = rank_match
+        if rank_match != tiers[0]:
+            result.partial = broad_count - rank_count
+    complete = rank_match == (tiers[0] if tiers else None) and len(rows) < limit + BELOW_IDS_CAP
+    reasons: dict[str, int] = {}
+    if include_all:
+        result.matched = len(rows) if complete else db.execute(
+            f"SELECT count(*) FROM {source} WHERE {base}{match_cond}", params).fetchone()[0]
     else:
-        result.matched = db.execute(f"SELECT count(*) FROM {source} WHERE {base}{match_cond} AND {included}",
-                                    params).fetchone()[0]
+        # one pass counts what matched, and why and which of the rest were excluded
+        matched = 0
+        listed: dict[str, list[str]] = {}
+        id_expr = f"group_concat(CASE WHEN {included} THEN NULL ELSE n.id END, ' ')" if ids else "NULL"
+        for state, in_scope, n, excluded_ids in db.execute(
+                f"SELECT {eff} AS st, {scope_ok} AS ok, count(*), {id_expr} FROM {source} WHERE {base}{match_cond} "
+                f"GROUP BY st, ok", params):
+            if state in want_states and in_scope:
+                matched += n
+                continue
+            reason = state if state not in want_states else "other scope"
+            reasons[reason] = reasons.get(reason, 0) + n
+            if excluded_ids:
+                listed.setdefault(reason, []).extend(excluded_ids.split(" "))
+        result.matched = matched
+        for reason, got in listed.items():
+            result.excluded_ids[reason] = sorted(got)[:EXCLUDED_IDS_CAP]
     top = rows[:limit]
     notes = index.get_notes([r[0] for r in top])
     for i, (note_id, score_value) in enumerate(top, 1):
         note = notes[note_id]
         result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
     result.below_ids = [r[0] for r in rows[limit:]]
-    if not include_all:
-        excluded: dict[str, list[str]] = {}
-        counts = db.execute(f"SELECT {eff} AS st, {scope_ok} AS ok, count(*) FROM {source} WHERE {base}{match_cond} "
-                            f"AND NOT {included} GROUP BY st, ok", params).fetchall()
-        reasons: dict[str, int] = {}
-        for state, _ok, n in counts:
-            reason = state if state not in want_states else "other scope"
-            reasons[reason] = reasons.get(reason, 0) + n
-        if reasons:
-            for note_id, state in db.execute(
-                    f"SELECT n.id, {eff} FROM {source} WHERE {base}{match_cond} AND NOT {included} "
-                    f"ORDER BY n.id LIMIT :cap", dict(params, cap=EXCLUDED_IDS_CAP)):
-                reason = state if state not in want_states else "other scope"
-                excluded.setdefault(reason, []).append(note_id)
-        result.excluded_ids = excluded
-        result.excluded_counts = reasons
+    result.excluded_counts = reasons
+    result.ids_listed = bool(ids)
     return result

@@ -48,8 +48,11 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
     end = data.rfind(b"\n") + 1
     body, tail = data[:end], data[end:]
     lineno = start_line - 1
+    offset = 0
     for line in body.split(b"\n")[:-1]:
         lineno += 1
+        line_start = offset
+        offset += len(line) + 1
         where = f"{rel}:{lineno}"
         if not line.strip():
             continue
@@ -58,7 +61,7 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
         try:
             raw_line = line.decode("utf-8")
             ev = json.loads(raw_line)
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             why = "not a JSON line"
         if ev is not None:
             if isinstance(ev, dict) and isinstance(ev.get("v"), int) and ev["v"] > FORMAT_VERSION:
@@ -78,6 +81,7 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
             continue
         if raw:
             ev["_line"] = raw_line
+            ev["_off"] = line_start
         events.append(ev)
         locations[ev["id"]] = where
     if tail:
@@ -92,6 +96,16 @@ class Ledger:
     def __init__(self, memory_dir: Path | str):
         self.memory_dir = Path(memory_dir)
         self.dir = self.memory_dir / LEDGER_DIR
+
+    def check_inside(self) -> None:
+        """Refuse a `ledger/` (or shard) that leads out of the memory folder through a symlink."""
+        from ..errors import InvalidInput as _Invalid
+
+        base = self.memory_dir.resolve()
+        for path in (self.dir, *self.shards()):
+            if path.is_symlink() or (path.exists() and base not in path.resolve().parents):
+                raise _Invalid("leaves the memory folder through a symlink; replace the link with a real "
+                               "folder or file", path=str(path))
 
     def rel(self, path: Path) -> str:
         return f"{LEDGER_DIR}/{path.name}"
@@ -166,21 +180,31 @@ class Ledger:
         return done
 
     def _append_bytes(self, path: Path, payload: bytes) -> None:
+        self.check_inside()
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             existed = path.exists()
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise fsutil._disk_error(path, exc) from exc
+        size = None
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 payload = self._fix_tail(fd, path, size) + payload
+                size = os.fstat(fd).st_size
             view = memoryview(payload)
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
         except OSError as exc:
+            if size is not None:
+                # a short write (full disk, file-size limit) must not leave part of a txn behind
+                try:
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                except OSError:
+                    pass
             raise fsutil._disk_error(path, exc) from exc
         finally:
             os.close(fd)
@@ -196,7 +220,7 @@ class Ledger:
         try:
             if shape_error(json.loads(fragment.decode("utf-8"))) is None:
                 return b"\n"
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             pass
         torn = fsutil.ensure_cache_dir(self.memory_dir) / TORN_DIR
         torn.mkdir(exist_ok=True)
@@ -246,7 +270,7 @@ class Ledger:
             for raw in data[:end].split(b"\n")[:-1]:
                 try:
                     ev = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError):
+                except (UnicodeDecodeError, ValueError, RecursionError):
                     ev = None
                 if isinstance(ev, dict) and ev.get("note") == note_id and ev.get("id") != keep_event:
                     changed = True

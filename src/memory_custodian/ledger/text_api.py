@@ -23,13 +23,12 @@ class LedgerTextAPI:
     def _export_target(self, path) -> Path:
         from .config import load_config
 
-        if path is not None:
-            target = Path(path).expanduser()
-            return target if target.is_absolute() else Path(self.root) / target
-        configured = (load_config(self.memory_dir).get("export") or {}).get("path")
-        if configured:
-            return Path(self.root) / configured
-        return Path(self.memory_dir) / DEFAULT_EXPORT
+        if path is None:
+            # a committed config.json comes from a pull request like any file: held to the same rules
+            path = (load_config(self.memory_dir).get("export") or {}).get("path") or None
+        if path is None:
+            path = Path(self.memory_dir) / DEFAULT_EXPORT
+        return safe_output_path(self.root, self.memory_dir, path)
 
     def _current_notes(self) -> list:
         """Every note that is not forgotten, as folded now.
@@ -70,22 +69,18 @@ class LedgerTextAPI:
         from .. import fsutil
 
         target = self._export_target(path)
+        if check:
+            # a read: no project lock, so `--check` in CI or a pre-commit hook never waits on a writer
+            text, count = self._render_export()
+            data = text.encode("utf-8")
+            on_disk = _read_or_none(target)
+            return {"path": str(target), "notes": count, "bytes": len(data), "up_to_date": on_disk == data,
+                    "diff": "" if on_disk == data else _short_diff(on_disk, text, target)}
         with fsutil.project_lock(self.memory_dir):
             text, count = self._render_export()
             data = text.encode("utf-8")
-            try:
-                on_disk = target.read_bytes()
-            except FileNotFoundError:
-                on_disk = None
-            except IsADirectoryError as exc:
-                from ..errors import InvalidInput
-
-                raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
+            on_disk = _read_or_none(target)
             result = {"path": str(target), "notes": count, "bytes": len(data)}
-            if check:
-                result["up_to_date"] = on_disk == data
-                result["diff"] = "" if on_disk == data else _short_diff(on_disk, text, target)
-                return result
             result["written"] = on_disk != data
             if on_disk != data:
                 fsutil.atomic_write(target, data)
@@ -93,17 +88,12 @@ class LedgerTextAPI:
 
     def export_enable(self, path=None) -> dict:
         """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
-        from ..errors import InvalidInput
         from ..project import require_memory_dir
         from .config import config_path, update_config
 
         require_memory_dir(self.memory_dir)
         target = self._export_target(path)
-        try:
-            rel = target.resolve().relative_to(Path(self.root).resolve()).as_posix()
-        except ValueError as exc:
-            raise InvalidInput("an enabled mirror must live inside the project (it is committed); "
-                               "give a path under the project root", path=str(target)) from exc
+        rel = target.relative_to(Path(self.root).resolve()).as_posix()
         update_config(self.memory_dir, "export", {"enabled": True, "path": rel})
         result = self.export(path=target)
         result["enabled"] = True
@@ -129,7 +119,7 @@ class LedgerTextAPI:
         from .ids import now_iso
 
         require_memory_dir(self.memory_dir)
-        target = Path(path).expanduser()
+        target = checkout_target(self.memory_dir, path)
         with fsutil.project_lock(self.memory_dir):
             now = now_iso()
             notes = [n for n in self._current_notes() if n.state_at(now) in ("active", "stale")]
@@ -152,17 +142,18 @@ class LedgerTextAPI:
         reason = " ".join(str(reason).split()) if reason is not None and str(reason).strip() else None
         ledger = Ledger(self.memory_dir)
         with fsutil.project_lock(self.memory_dir):
-            replay = ledger.load()
-            changes = plan_changes(buf, replay.notes, reason=reason, path=shown)
+            # read under the lock that the append below holds too: no write can slip in between
+            notes = {n.id: n for n in self._current_notes()}
+            changes = plan_changes(buf, notes, reason=reason, path=shown)
             conflicts = []
             for ch in changes:
                 if ch.note is None:
                     continue
-                current = replay.notes.get(ch.note)
-                if current is None or current.state == "forgotten":
+                current = notes.get(ch.note)
+                if current is None:
                     conflicts.append(f"#{ch.note} was forgotten")
                 elif current.last_event != ch.recorded_last_event:
-                    since = describe_since(replay.events_by_note.get(ch.note, []), ch.recorded_last_event)
+                    since = describe_since(self.history(ch.note), ch.recorded_last_event)
                     conflicts.append(f"#{ch.note} changed ({since})")
             if conflicts:
                 from ..errors import Conflict
@@ -170,9 +161,9 @@ class LedgerTextAPI:
                 raise Conflict(f"{len(conflicts)} note(s) changed in the ledger since check-out: {'; '.join(conflicts)} "
                                "— nothing was written; check out again and redo those edits", path=shown)
             _clean_changes(changes, shown)
-            events, report = build_events(changes, replay.notes, new_note_id=new_note_id,
+            events, report = build_events(changes, notes, new_note_id=new_note_id,
                                           supersede_reason=reason or "edited with `memory-custodian edit`")
-            written = ledger.append_txn(events, lookup=replay.notes.get) if events else []
+            written = ledger.append_txn(events, lookup=notes.get) if events else []
         counts = {"create": 0, "supersede": 0, "revoke": 0}
         for row in report:
             counts[row["action"]] += 1
@@ -202,6 +193,71 @@ def _clean_changes(changes, shown: str) -> None:
                 refuse_secrets(ch.reason, "the reason")
         except CustodianError as exc:
             raise type(exc)(exc.message, path=shown, line=ch.line) from exc
+
+
+def safe_output_path(root, memory_dir, raw) -> Path:
+    """Where an export may be written: inside the project, never over memory (only `MEMORY.md` there).
+
+    Relative paths are taken from the project root. Refused: `..`, backslashes and drive letters,
+    anything resolving outside the project (symlinks included), and any file in the memory folder
+    but its `MEMORY.md` — an export aimed at a shard or a curated file would destroy memory.
+    """
+    import re
+    from pathlib import PurePosixPath
+
+    from ..errors import InvalidInput
+
+    text = str(raw)
+    if not text.strip() or "\\" in text or re.match(r"^[A-Za-z]:", text) or ".." in PurePosixPath(text).parts:
+        raise InvalidInput(f"export path {text!r} must be a POSIX path inside the project without '..', "
+                           "such as docs/memory/MEMORY.md")
+    root_r = Path(root).resolve()
+    given = Path(text).expanduser()
+    given = given if given.is_absolute() else root_r / given
+    target = given.parent.resolve() / given.name
+    if root_r not in target.parents:
+        raise InvalidInput(f"export path {text!r} is outside the project; the mirror is committed with it — "
+                           "give a path under the project root", path=str(target))
+    memory_r = Path(memory_dir).resolve()
+    if (memory_r == target or memory_r in target.parents) and target != memory_r / DEFAULT_EXPORT:
+        raise InvalidInput(f"export path {text!r} is inside the memory folder, which holds memory itself; only "
+                           f"{DEFAULT_EXPORT} may be written there", path=str(target))
+    if target.is_dir():
+        raise InvalidInput("is a directory; give a file path for the export", path=str(target))
+    return target
+
+
+def checkout_target(memory_dir, raw) -> Path:
+    """An edit buffer goes anywhere but into the memory folder, and never over a file that is not one."""
+    from ..errors import InvalidInput
+    from .edit import CHECKOUT_TAG
+
+    given = Path(str(raw)).expanduser()
+    target = given.parent.resolve() / given.name
+    memory_r = Path(memory_dir).resolve()
+    if memory_r == target or memory_r in target.parents:
+        raise InvalidInput("an edit check-out may not be written inside the memory folder; give a path outside it",
+                           path=str(target))
+    if target.is_dir():
+        raise InvalidInput("is a directory; give a file path for the check-out", path=str(target))
+    if target.exists():
+        with open(target, "rb") as fh:
+            head = fh.read(len(CHECKOUT_TAG) + 3).decode("utf-8", errors="replace").lstrip("\ufeff")
+        if not head.startswith(CHECKOUT_TAG):
+            raise InvalidInput("exists and is not an edit check-out; give a new file name (nothing was overwritten)",
+                               path=str(target))
+    return target
+
+
+def _read_or_none(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        from ..errors import InvalidInput
+
+        raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
 
 
 def _short_diff(old: bytes | None, new: str, target: Path, limit: int = 40) -> str:

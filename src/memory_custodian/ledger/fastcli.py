@@ -1,0 +1,152 @@
+"""`remember` and `recall` without loading click: agents and scripts run them in loops, and importing
+click costs more than the write or the query itself.
+
+`main(argv)` understands exactly the options of the click commands (`cli/ledger.py`) and returns
+the exit code; for anything else (help, an unknown or malformed option, a bad choice) it returns
+None and the caller falls through to the click CLI, which owns usage errors. Output, errors and
+exit codes are the same on both paths (tests run both).
+"""
+
+from __future__ import annotations
+
+import sys
+
+KINDS = ("directive", "task", "gotcha", "finding", "decision", "reference", "operational")
+STATES = ("active", "stale", "superseded", "revoked", "expired")
+
+_COMMON_VALUE = {"--project-root": "project_root", "--memory-dir": "memory_dir", "--format": "fmt"}
+_SPEC = {
+    "remember": {
+        "value": {"--kind": "kind", "--priority": "priority", "--title": "title", "--quote": "quote",
+                  "--scope": "scope", "--expires": "expires", "--supersedes": "supersedes", "--actor": "actor"},
+        "multi": {"--tag": "tags", "--path": "paths"},
+        "flags": {},
+        "choices": {"kind": KINDS, "priority": ("high", "medium", "low"), "scope": ("workspace", "branch"),
+                    "actor": ("human", "agent")},
+        "positional": (1, 1),
+    },
+    "recall": {
+        "value": {"--limit": "limit"},
+        "multi": {"--kind": "kinds", "--tag": "tags", "--path": "paths", "--state": "states"},
+        "flags": {"--all": "include_all"},
+        "choices": {"kinds": KINDS, "states": STATES},
+        "positional": (0, 1),
+    },
+}
+
+
+def parse(command: str, argv: list[str]) -> dict | None:
+    spec = _SPEC[command]
+    value = {**_COMMON_VALUE, **spec["value"]}
+    opts: dict = {"fmt": "text", "args": []}
+    for key in spec["multi"].values():
+        opts[key] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            opts["args"].extend(argv[i + 1:])
+            break
+        if arg.startswith("-") and arg != "-":
+            name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            if name in spec["flags"] and not eq:
+                opts[spec["flags"][name]] = True
+                i += 1
+                continue
+            if name in value or name in spec["multi"]:
+                if eq:
+                    val = inline
+                elif i + 1 < len(argv):
+                    val = argv[i + 1]
+                    i += 1
+                else:
+                    return None
+                if name in value:
+                    if value[name] in opts:
+                        return None  # given twice: let click decide
+                    opts[value[name]] = val
+                else:
+                    opts[spec["multi"][name]].append(val)
+                i += 1
+                continue
+            return None  # help or an unknown option: click explains it
+        opts["args"].append(arg)
+        i += 1
+    lo, hi = spec["positional"]
+    if not lo <= len(opts["args"]) <= hi or opts["fmt"] not in ("text", "json"):
+        return None
+    for key, allowed in spec["choices"].items():
+        got = opts.get(key)
+        vals = got if isinstance(got, list) else ([got] if got is not None else [])
+        if any(v not in allowed for v in vals):
+            return None
+    if "limit" in opts:
+        if not opts["limit"].isdigit():
+            return None
+        opts["limit"] = int(opts["limit"])
+    return opts
+
+
+def _emit_json(obj) -> None:
+    import json
+
+    sys.stdout.write(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+
+
+def _remember(memory, o) -> None:
+    import dataclasses
+
+    text = o["args"][0]
+    if text == "-":
+        text = sys.stdin.read()
+    note = memory.remember(text, kind=o.get("kind") or "finding", priority=o.get("priority") or "medium",
+                           title=o.get("title"), tags=tuple(o["tags"]), paths=tuple(o["paths"]), quote=o.get("quote"),
+                           scope=o.get("scope") or "workspace", expires=o.get("expires"),
+                           supersedes=o.get("supersedes"), actor=o.get("actor") or "human")
+    _refresh_mirror(memory)
+    if o["fmt"] == "json":
+        d = dataclasses.asdict(note)
+        d["tags"], d["paths"] = list(note.tags), list(note.paths)
+        _emit_json(d)
+    else:
+        sys.stdout.write(note.id + "\n")
+
+
+def _refresh_mirror(memory) -> None:
+    from ..errors import CustodianError
+    from .text_api import refresh_mirror_if_enabled
+
+    try:
+        refresh_mirror_if_enabled(memory)
+    except CustodianError as exc:
+        sys.stderr.write(f"warning: the note was written, but MEMORY.md was not re-rendered: {exc.one_line()}\n")
+
+
+def _recall(memory, o) -> None:
+    result = memory.recall(o["args"][0] if o["args"] else None, kinds=tuple(o["kinds"]), tags=tuple(o["tags"]),
+                           paths=tuple(o["paths"]), states=tuple(o["states"]), limit=o.get("limit", 10),
+                           include_all=bool(o.get("include_all")), ids=o["fmt"] == "json")
+    if o["fmt"] == "json":
+        _emit_json(result.to_dict())
+    else:
+        sys.stdout.write(result.render_text())
+
+
+def main(argv: list[str]) -> int | None:
+    if not argv or argv[0] not in _SPEC:
+        return None
+    opts = parse(argv[0], argv[1:])
+    if opts is None:
+        return None
+    from ..errors import CustodianError
+    from ..memory import Memory
+
+    try:
+        memory = Memory.open(opts.get("project_root"), opts.get("memory_dir"))
+        (_remember if argv[0] == "remember" else _recall)(memory, opts)
+    except CustodianError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"error: {exc.one_line()}\n")
+        return exc.exit_code
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,68 @@
+"""Hypothesis over every parser and entry point, with the targets of `benchmarks/fuzz.py`.
+
+The benchmark runs thousands of cases per target and prints the table for the README; here each
+target runs a few dozen derandomized cases on every CI run, so a regression shows up at once.
+A result or a `CustodianError` (with nothing changed on disk) is the only acceptable outcome.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from conftest import REPO
+
+
+def _load_fuzz():
+    spec = importlib.util.spec_from_file_location("mc_fuzz", REPO / "benchmarks" / "fuzz.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["mc_fuzz"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fuzz = _load_fuzz()
+
+# Pure parsers are cheap: more cases. Project-level targets write files: fewer.
+EXAMPLES = {"manifest": 60, "markdown_units": 60, "ledger_lines": 60, "ledger_replay": 30, "edit_buffer": 30,
+            "truth_file": 40, "config": 40, "hook_payload": 25, "mcp_arguments": 25, "curated_read": 12,
+            "curated_add": 25, "curated_forget": 25, "ledger_remember": 25, "secrets_scan": 60, "globs": 60}
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    return fuzz.setup_context(tmp_path_factory.mktemp("fuzz"))
+
+
+def test_every_target_is_listed():
+    assert set(EXAMPLES) == set(fuzz.TARGET_NAMES)
+
+
+@pytest.mark.parametrize("target", fuzz.TARGET_NAMES)
+def test_fuzz_target(ctx, target):
+    stats = fuzz.run_target(target, ctx, EXAMPLES[target])
+    assert stats["cases"] >= EXAMPLES[target] // 2
+
+
+def test_the_harness_catches_a_stray_exception(ctx):
+    """Guard against a vacuous harness: a non-CustodianError is a finding."""
+    def boom(_):
+        raise ValueError("bare")
+
+    with pytest.raises(fuzz.Bug):
+        fuzz.expect_result_or_error("boom", boom, "x")
+
+
+def test_the_harness_catches_a_changed_file_after_an_error(ctx, tmp_path):
+    from memory_custodian.errors import InvalidInput
+
+    def write_then_fail(path):
+        path.write_text("changed", encoding="utf-8")
+        raise InvalidInput("refused")
+
+    target = tmp_path / "f.md"
+    target.write_text("orig", encoding="utf-8")
+    with pytest.raises(fuzz.Bug):
+        fuzz.expect_result_or_error("w", write_then_fail, target, memory_dir=tmp_path)

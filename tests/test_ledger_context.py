@@ -1,0 +1,67 @@
+"""The ledger's sections of the context pack: directives in full, gotchas by path, recall lines, budgets."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from memory_custodian import Memory
+from memory_custodian.ledger.context import ledger_sections
+
+
+@pytest.fixture
+def mem(tmp_path):
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
+    return Memory.open(tmp_path)
+
+
+def test_empty_ledger_has_no_sections(mem):
+    assert ledger_sections(mem, task="implementation") == []
+
+
+def test_directives_gotchas_and_recall(mem):
+    d1 = mem.remember("Never push to main directly\nOpen a pull request instead.", kind="directive", priority="high")
+    d2 = mem.remember("Run the formatter before committing", kind="directive", actor="agent")
+    revoked = mem.remember("Always use tabs", kind="directive")
+    mem.revoke(revoked.id, reason="we use spaces")
+    g = mem.remember("The daemon holds the workspace lock across restarts", kind="gotcha", paths=["src/daemon/"])
+    other = mem.remember("CSS grid breaks in Safari", kind="gotcha", paths=["web/"])
+    f = mem.remember("sqlite WAL checkpoints stall the daemon under load", paths=["src/daemon/server.py"])
+    secs = ledger_sections(mem, task="implementation", paths=("src/daemon/server.py",), query="daemon stall")
+    by_name = {s.name: s for s in secs}
+    assert list(by_name) == ["Ledger directives", "Ledger gotchas", "Ledger recall"]
+    directives = by_name["Ledger directives"]
+    assert directives.note_ids == [d1.id, d2.id]
+    assert "Open a pull request instead." in directives.text and revoked.id not in directives.text
+    assert "memory to verify, recorded by an AI session" in directives.text
+    assert by_name["Ledger gotchas"].note_ids == [g.id] and other.id not in by_name["Ledger gotchas"].text
+    recall = by_name["Ledger recall"]
+    assert recall.note_ids == [f.id]  # notes already shown above are not repeated
+    assert recall.text.splitlines()[0].startswith(f"[#{f.id}] finding/medium · ")
+    assert "more matched below the cutoff" in recall.text.splitlines()[-1]
+    assert all(s.omitted == [] for s in secs)
+
+
+def test_budgets_drop_whole_notes_and_name_them(mem):
+    from memory_custodian.tokens import estimate_tokens
+
+    for i in range(5):
+        mem.remember(f"directive number {i}: " + "word " * 40, kind="directive")
+    [full] = ledger_sections(mem, task="general", budgets={"directives": 100000})
+    assert len(full.note_ids) == 5 and full.omitted == []
+    blocks = full.text.strip().split("\n\n")
+    budget = estimate_tokens(blocks[0] + "\n\n" + blocks[1])
+    [sec] = ledger_sections(mem, task="general", budgets={"directives": budget})
+    assert sec.note_ids == full.note_ids[:2] and sec.tokens <= budget and sec.budget == budget
+    assert [o.ref for o in sec.omitted] == [f"#{i}" for i in full.note_ids[2:]]
+    assert all(o.reason == "omitted-by-budget" and o.module == "ledger:directives" for o in sec.omitted)
+    [tiny] = ledger_sections(mem, task="general", budgets={"directives": 5})
+    assert tiny.note_ids == full.note_ids[:1] and tiny.oversized and len(tiny.omitted) == 4
+
+
+def test_read_includes_the_ledger(mem):
+    mem.remember("Never commit secrets", kind="directive")
+    r = run_cli("read", "--task", "implementation", "--project-root", str(mem.root))
+    assert r.returncode == 0, r.stderr
+    assert "## Ledger directives" in r.stdout and "Never commit secrets" in r.stdout
