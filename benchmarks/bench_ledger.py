@@ -34,6 +34,7 @@ TARGETS = {"rebuild_s": 20.0, "recall_p50_ms": 5.0, "fresh_recall_ms": 150.0, "f
 
 def make_queries(root: Path, n: int, seed: int = 3) -> list[dict]:
     """Varied queries drawn from the corpus itself, as a person or an agent would ask."""
+    from memory_custodian.ledger.ranking import STOPWORDS
     from memory_custodian.ledger.store import Ledger
 
     rnd = random.Random(seed)
@@ -52,7 +53,10 @@ def make_queries(root: Path, n: int, seed: int = 3) -> list[dict]:
             toks = ev["title"].split()
             k = rnd.randint(2, 4)
             start = rnd.randrange(max(1, len(toks) - k))
-            out.append({"query": " ".join(toks[start:start + k])})
+            frag = toks[start:start + k]
+            if all(t.lower() in STOPWORDS for t in frag):  # nobody searches for "in the"
+                frag = [t for t in toks if t.lower() not in STOPWORDS][:2] or frag
+            out.append({"query": " ".join(frag)})
         elif r < 0.50:
             idents = re.findall(r"`([^`]+)`", ev["body"])
             out.append({"query": rnd.choice(idents) if idents else ev["title"].split()[-1]})
@@ -106,13 +110,33 @@ def child(root: Path, queries_n: int) -> dict:
     return {"notes": result["notes"], "events": result["events"], "rebuild_s": rebuild_s, "rebuild_cpu_s": rebuild_cpu,
             "index_mb": size / 1e6, "recall_p50_ms": statistics.median(lat),
             "recall_p95_ms": lat[int(len(lat) * 0.95) - 1], "browse_ms": statistics.median(browse),
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_mb": _peak_mb(resource),
             "ledger_mb": sum(p.stat().st_size for p in (memory_dir / "ledger").glob("*.jsonl")) / 1e6}
+
+
+def _peak_mb(resource) -> float:
+    """This process's peak RSS. VmHWM, because ru_maxrss survives fork+exec on Linux and would
+    report the parent's peak (the corpus generator) instead."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def fresh_env() -> dict:
+    # As installed: byte-code caches are written and reused (PYTHONDONTWRITEBYTECODE would make
+    # every fresh process recompile the modules it imports).
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def fresh(root: Path, args: list[str], runs: int) -> float:
     times = []
-    env = dict(os.environ, PYTHONPATH=str(SRC))
+    env = fresh_env()
     for i in range(runs):
         argv = [a.replace("{i}", str(i)) for a in args]
         t = time.perf_counter()
@@ -135,15 +159,25 @@ def main(argv=None) -> None:
     if args.child:
         print(json.dumps(child(args.child, args.queries)))
         return
-    from make_corpus import generate
-
     rows = []
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average at start "
           f"{os.getloadavg()[0]:.1f}", flush=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], env=fresh_env(), check=True)
+    base = []
+    for code in ("pass", "import memory_custodian.memory"):
+        times = []
+        for _ in range(args.fresh):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=fresh_env())
+            times.append((time.perf_counter() - t) * 1000)
+        base.append(statistics.median(times))
+    print(f"baseline, median of {args.fresh}: `python -c pass` {base[0]:.0f} ms, "
+          f"`import memory_custodian.memory` {base[1]:.0f} ms", flush=True)
     for size in [int(s) for s in args.sizes.split(",")]:
         root = args.work / f"n{size}"
         if not (root / "docs" / "memory" / "ledger").is_dir():
-            generate(root, size)
+            subprocess.run([sys.executable, str(HERE / "make_corpus.py"), str(root), "--notes", str(size)], check=True,
+                           capture_output=True)
         out = subprocess.run([sys.executable, __file__, "--child", str(root), "--queries", str(args.queries)],
                              capture_output=True, text=True)
         if out.returncode != 0:

@@ -57,7 +57,8 @@ OLD_PRIORS = {
 }
 INITIAL = {  # the ranker as the ledger issue first shipped it
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
-    "MATCH_PATHS": False, "USE_SYNONYMS": False, **OLD_PRIORS,
+    "MATCH_PATHS": False, "USE_SYNONYMS": False, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False,
+    **OLD_PRIORS,
 }
 VARIANTS: dict[str, dict] = {
     "fts5-plain": {  # stock FTS5: unicode61, no stemming, no code-aware tokens, equal weights, no priors
@@ -70,10 +71,13 @@ VARIANTS: dict[str, dict] = {
     "ledger-initial": INITIAL,
     "+match-paths": {**INITIAL, "MATCH_PATHS": True},
     "+synonyms": {**INITIAL, "MATCH_PATHS": True, "USE_SYNONYMS": True, "SYNONYM_CAP": 0},
-    "+column-weights": {**OLD_PRIORS, "SYNONYM_CAP": 0},
-    "+synonym-cap-3": OLD_PRIORS,
-    "current": {},  # + kind/priority priors: the committed ranking.py
+    "+column-weights": {**OLD_PRIORS, "SYNONYM_CAP": 0, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
+    "+synonym-cap-3": {**OLD_PRIORS, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
+    "+kind/priority priors": {"DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
+    "+drop-extensions": {"PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
+    "current": {},  # + no synonyms for queries that name code: the committed ranking.py
     "x task-words": {"USE_TASK_WORDS": True},
+    "x synonym distinct stems": {"SYNONYM_DISTINCT_STEMS": True},
     "x prefix>=4": {"PREFIX_MIN": 4},
 }
 
@@ -247,11 +251,11 @@ def fmt_misses(m: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    head = f"{'variant':<22} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
+    head = f"{'variant':<25} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['variant']:<22} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
+        print(f"{r['variant']:<25} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
               f"{r['ndcg@10']:>6.3f} {r['ms']:>6.2f}  {fmt_misses(r['misses'])}")
 
 
@@ -280,10 +284,10 @@ def main(argv=None) -> int:
     if args.categories:
         cats = sorted({c for r in rows for c in r["by_category"]})
         print("\nrecall@10 by category:")
-        print(f"{'variant':<22} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
+        print(f"{'variant':<25} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
         for r in rows:
             if r["by_category"]:
-                print(f"{r['variant']:<22} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
+                print(f"{r['variant']:<25} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
     if pypi:
         print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")
         print(f"{'notes in ledger':<28} {'ours R@10':>9} {'rank-bm25 R@10':>14} {'ours ms/q':>9} {'rank-bm25 ms/q':>14}")

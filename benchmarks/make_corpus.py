@@ -60,8 +60,11 @@ QUALIFIERS = ["in production only", "on macOS", "under load", "after the upgrade
 SUFFIXES = ["", "", "", "V2", "Impl", "Factory", "Manager", "_legacy", "_async", "Helper", "Spec"]
 
 
-def zipf_pick(rnd, items, s=1.1):
-    return items[min(int(rnd.paretovariate(s)) - 1, len(items) - 1)] if rnd.random() < 0.5 else rnd.choice(items)
+def zipf_pick(rnd, items, s=2.0):
+    """Half the picks skewed toward the head of `items` (power law), half uniform."""
+    if rnd.random() < 0.5:
+        return items[int(len(items) * rnd.random() ** s)]
+    return rnd.choice(items)
 
 
 def build_vocab(seed: int):
@@ -106,7 +109,7 @@ def sentence(rnd) -> str:
     if rnd.random() < 0.4:
         words.append(rnd.choice(QUALIFIERS))
     if rnd.random() < 0.55:
-        words.append(f"(see `{zipf_pick(rnd, idents, 1.05)}`)")
+        words.append(f"(see `{zipf_pick(rnd, idents)}`)")
     if rnd.random() < 0.1:
         words.append(f"error E{rnd.randint(1000, 9999)}")
     return " ".join(words) + "."
@@ -114,7 +117,7 @@ def sentence(rnd) -> str:
 
 def path(rnd) -> str:
     roots, modules, idents, files = VOCAB["v"]
-    f = zipf_pick(rnd, files, 1.05)
+    f = zipf_pick(rnd, files)
     r = rnd.random()
     if r < 0.15:
         return f.rsplit("/", 1)[0] + "/"

@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import random
-import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,81 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SRC = REPO / "src"
-sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-PY = sys.executable
-RECOVERABLE = ("torn-tail", "incomplete-txn", "forgotten-leftovers")
-CURATED_GLOBS = ("*.md", "rules/*.md", "profiles/*.md", "areas/*.md", "archive/*.md")
-
-
-def cli(root: Path, *args: str, env: dict | None = None, timeout: float = 120, preexec=None, stdin=None):
-    full = dict(os.environ, PYTHONPATH=str(SRC), **(env or {}))
-    return subprocess.run([PY, "-m", "memory_custodian", *args], cwd=root, capture_output=True, text=True,
-                          env=full, timeout=timeout, preexec_fn=preexec, input=stdin)
-
-
-def make_project(root: Path, *, export: bool = True):
-    from memory_custodian.memory import Memory
-
-    root.mkdir(parents=True, exist_ok=True)
-    memory = Memory.open(root)
-    memory.init(extended=True)
-    memory.add("Seed constraint: no network in unit tests", type="constraint")
-    memory.remember("Seed note: the lock is released before restart", kind="gotcha", paths=["src/**"])
-    if export:
-        memory.export_enable()
-    return memory
-
-
-def curated_text(memory_dir: Path) -> str:
-    from memory_custodian.fsutil import read_utf8
-
-    parts = []
-    for pattern in CURATED_GLOBS:
-        for path in sorted(Path(memory_dir).glob(pattern)):
-            if path.name != "MEMORY.md":
-                parts.append(read_utf8(path))
-    return "\n".join(parts)
-
-
-def unparseable_files(memory_dir: Path) -> list[str]:
-    """Every memory file that no longer parses: curated Markdown, the manifest, the ledger lines."""
-    from memory_custodian.curated.manifest import parse_manifest
-    from memory_custodian.curated.units import split_units
-    from memory_custodian.errors import CustodianError
-    from memory_custodian.fsutil import read_utf8
-    from memory_custodian.ledger.store import Ledger
-
-    bad = []
-    for pattern in CURATED_GLOBS:
-        for path in sorted(Path(memory_dir).glob(pattern)):
-            try:
-                text = read_utf8(path)
-                if path.name == "manifest.md":
-                    parse_manifest(text, str(path))
-                else:
-                    split_units(text)
-            except CustodianError as exc:
-                bad.append(f"{path.name}: {exc.one_line()}")
-    try:
-        _, _, problems = Ledger(memory_dir).read_events(lenient=True)
-    except Exception as exc:  # noqa: BLE001 - counted, reported
-        return bad + [f"ledger: {type(exc).__name__}: {exc}"]
-    bad += [f"{p.where}: {p.code}" for p in problems if p.code not in RECOVERABLE]
-    return bad
-
-
-def replay_state(memory_dir: Path):
-    from memory_custodian.ledger.store import Ledger
-
-    events, _, problems = Ledger(memory_dir).read_events(lenient=True)
-    from memory_custodian.ledger.fold import replay
-
-    notes, by_note, fold_problems = replay(events)
-    return events, notes, problems + fold_problems
-
+from torture_common import PY, RECOVERABLE, SRC, cli, curated_text, make_project, replay_state, unparseable_files  # noqa: E402,F401
+from torture_disk import run_fsize, run_mounts, run_readonly_chmod, disk_ok  # noqa: E402,F401
+from torture_load import compare_index, run_concurrency, run_threads  # noqa: E402,F401
 
 # ---- 1. crash: SIGKILL writers at random moments -----------------------------------------------
 
@@ -323,314 +250,6 @@ def run_crash(tmp: Path, iterations: int, rng: random.Random) -> dict:
             "acknowledged": acked, "failures": crash.failures, "seconds": round(time.monotonic() - started, 1)}
 
 
-# ---- 2. concurrency: 8 processes mixing writes and reads -----------------------------------------
-
-def _worker(args) -> dict:
-    index, root, seconds, seed, use_cli = args
-    sys.path.insert(0, str(SRC))
-    from memory_custodian.errors import Corrupt, CustodianError, Refused
-    from memory_custodian.memory import Memory
-
-    rng = random.Random(seed)
-    memory = Memory.open(root)
-    out = {"worker": index, "ops": {}, "acked_notes": [], "acked_curated": [], "half_written": [],
-           "unexpected": [], "refused": 0, "torn_seen": 0}
-    mine_notes: list[str] = []
-    n = 0
-    deadline = time.monotonic() + seconds
-
-    def count(op):
-        out["ops"][op] = out["ops"].get(op, 0) + 1
-
-    while time.monotonic() < deadline:
-        n += 1
-        r = rng.random()
-        m = f"w{index}n{n:05d}x"
-        try:
-            if use_cli:
-                if r < 0.6:
-                    p = cli(Path(root), "remember", f"concurrent note {m}", "--format", "json")
-                    if p.returncode == 0:
-                        out["acked_notes"].append(json.loads(p.stdout)["id"])
-                    else:
-                        out["unexpected"].append(f"cli remember exit {p.returncode}: {p.stderr.strip()[:200]}")
-                    count("remember (cli)")
-                else:
-                    p = cli(Path(root), "add", f"Concurrent constraint {m}", "--type", "constraint")
-                    if p.returncode == 0:
-                        out["acked_curated"].append(m)
-                    else:
-                        out["unexpected"].append(f"cli add exit {p.returncode}: {p.stderr.strip()[:200]}")
-                    count("add (cli)")
-                continue
-            if r < 0.30:
-                note = memory.remember(f"concurrent note {m}", tags=["concurrent"])
-                out["acked_notes"].append(note.id)
-                mine_notes.append(note.id)
-                count("remember")
-            elif r < 0.42:
-                memory.add(f"Concurrent constraint {m}", type="constraint")
-                out["acked_curated"].append(m)
-                count("add")
-            elif r < 0.50 and mine_notes:
-                note = rng.choice(mine_notes)
-                try:
-                    memory.flag_stale(note, reason=f"check {m}")
-                except Refused:
-                    memory.reinstate(note, reason=f"confirmed {m}")
-                count("lifecycle")
-            elif r < 0.65:
-                result = memory.recall("concurrent note", limit=5)
-                count("recall")
-                _ = result
-            elif r < 0.80:
-                memory.read("implementation", paths=("src/x.py",))
-                count("read")
-            else:
-                from memory_custodian.ledger.store import Ledger
-
-                events, _, problems = Ledger(memory.memory_dir).read_events(lenient=True)
-                ids = {ev["note"] for ev in events}
-                missing = [i for i in out["acked_notes"] if i not in ids]
-                if missing:
-                    out["half_written"].append(f"own acknowledged notes not visible: {missing[:3]}")
-                for p in problems:
-                    if p.code == "torn-tail":
-                        out["torn_seen"] += 1  # an append in flight; replay ignores it by design
-                    elif p.code not in RECOVERABLE:
-                        out["half_written"].append(f"{p.code} at {p.where}")
-                text = curated_text(memory.memory_dir)
-                gone = [c for c in out["acked_curated"] if c not in text]
-                if gone:
-                    out["half_written"].append(f"own acknowledged constraints not visible: {gone[:3]}")
-                count("replay+files")
-        except Corrupt as exc:
-            out["half_written"].append(f"Corrupt: {exc.one_line()[:200]}")
-        except Refused:
-            out["refused"] += 1
-        except CustodianError as exc:
-            out["unexpected"].append(f"{type(exc).__name__}: {exc.one_line()[:200]}")
-        except Exception as exc:  # noqa: BLE001 - the finding
-            out["unexpected"].append(f"{type(exc).__name__}: {exc}"[:300])
-    return out
-
-
-def run_concurrency(tmp: Path, seconds: float, procs: int, seed: int) -> dict:
-    root = tmp / "concurrent"
-    memory = make_project(root, export=True)
-    ctx = multiprocessing.get_context("spawn")
-    started = time.monotonic()
-    with ctx.Pool(procs) as pool:
-        results = pool.map(_worker, [(i, str(root), seconds, seed + i, i == 0) for i in range(procs)])
-    elapsed = time.monotonic() - started
-    ops: dict[str, int] = {}
-    for r in results:
-        for k, v in r["ops"].items():
-            ops[k] = ops.get(k, 0) + v
-    acked_notes = [n for r in results for n in r["acked_notes"]]
-    acked_curated = [c for r in results for c in r["acked_curated"]]
-    events, notes, _ = replay_state(memory.memory_dir)
-    creates: dict[str, int] = {}
-    for ev in events:
-        if ev["op"] == "create":
-            creates[ev["note"]] = creates.get(ev["note"], 0) + 1
-    text = curated_text(memory.memory_dir)
-    lost = [n for n in acked_notes if n not in notes] + [c for c in acked_curated if c not in text]
-    dup = [n for n in acked_notes if creates.get(n, 0) > 1] + [c for c in acked_curated if text.count(c) > 1]
-    bodies = [n.body for n in notes.values()]
-    dup += [b for b in set(bodies) if bodies.count(b) > 1 and b.startswith("concurrent note")]
-    # The mirror under load: after the last write through the CLI it must match the ledger (library
-    # calls do not re-render it; the CLI and the MCP server do).
-    last = cli(root, "remember", "concurrency finished", "--format", "json")
-    if last.returncode == 0:
-        acked_notes.append(json.loads(last.stdout)["id"])
-    check = cli(root, "export", "--check")
-    index_equal, index_detail = compare_index(memory)
-    writes = sum(v for k, v in ops.items() if k.startswith(("remember", "add", "lifecycle")))
-    reads = sum(ops.values()) - writes
-    return {"processes": procs, "seconds": round(elapsed, 1), "ops": ops, "writes": writes, "reads": reads,
-            "writes_per_s": round(writes / seconds, 1), "reads_per_s": round(reads / seconds, 1),
-            "acknowledged": len(acked_notes) + len(acked_curated), "lost": len(lost), "duplicated": len(dup),
-            "lost_detail": lost[:5], "dup_detail": dup[:5],
-            "half_written_seen": sum(len(r["half_written"]) for r in results),
-            "half_written_detail": [h for r in results for h in r["half_written"]][:5],
-            "torn_tails_seen_by_readers": sum(r["torn_seen"] for r in results),
-            "refused": sum(r["refused"] for r in results),
-            "unexpected": [u for r in results for u in r["unexpected"]][:5],
-            "unexpected_count": sum(len(r["unexpected"]) for r in results),
-            "export_check_exit": check.returncode, "export_check": (check.stdout + check.stderr).strip()[:300],
-            "index_equals_rebuild": index_equal, "index_detail": index_detail}
-
-
-def compare_index(memory) -> tuple[bool, str]:
-    """The incrementally caught-up index against a fresh replay, then against a full rebuild."""
-    def rows(notes):
-        return sorted((n.id, n.state, n.last_event, n.title) for n in notes)
-
-    _, replayed, _ = replay_state(memory.memory_dir)
-    truth = rows(n for n in replayed.values() if n.state != "forgotten")
-    incremental = rows(memory.notes())
-    memory.reindex()
-    rebuilt = rows(memory.notes())
-    if incremental != truth:
-        return False, f"incremental index differs from replay ({len(incremental)} vs {len(truth)} notes)"
-    if rebuilt != truth:
-        return False, f"rebuilt index differs from replay ({len(rebuilt)} vs {len(truth)} notes)"
-    return True, f"{len(truth)} notes identical"
-
-
-# ---- 3. disk trouble: file-size limit, full disk, read-only folder --------------------------------
-
-WRITERS = [
-    ("remember", ["remember", "disk trouble note " + "x" * 2000]),
-    ("add", ["add", "Disk trouble constraint " + "y" * 2000, "--type", "constraint"]),
-    ("add-rule", ["add", "Disk trouble rule", "--type", "rule", "--name", "disk"]),
-    ("export", ["export"]),
-    ("edit-checkin", None),  # built per run
-    ("reindex", ["reindex"]),
-    ("compact", ["compact", "--apply"]),
-]
-
-
-def _snapshot(memory_dir: Path) -> dict:
-    import hashlib
-
-    out = {}
-    for path in sorted(Path(memory_dir).rglob("*")):
-        rel = path.relative_to(memory_dir).as_posix()
-        if path.is_file() and not rel.startswith(".cache"):
-            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
-def _judge(result, before: dict, after: dict, memory_dir: Path) -> dict:
-    err = result.stderr.strip().splitlines()
-    clear = result.returncode in (1, 2) and len(err) >= 1 and err[-1].startswith("error:") and \
-        "Traceback" not in result.stderr
-    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
-    return {"exit": result.returncode, "clear_error": clear or result.returncode == 0,
-            "stderr": (err[-1] if err else "")[:160], "changed_after_error": changed if result.returncode else [],
-            "unparseable": unparseable_files(memory_dir)}
-
-
-def edit_argv(root: Path) -> list[str]:
-    from memory_custodian.memory import Memory
-
-    fd, name = tempfile.mkstemp(suffix=".md", prefix="torture-buffer-")
-    os.close(fd)
-    Memory.open(root).edit_checkout(name)
-    with open(name, "a", encoding="utf-8") as fh:
-        fh.write("\n### disk trouble edit\n- kind: finding\n\n" + "z" * 3000 + "\n")
-    return ["edit", "--checkin", name, "--reason", "disk"]
-
-
-def disk_case(root: Path, label: str, argv, preexec=None) -> dict:
-    from memory_custodian.memory import Memory
-
-    memory = Memory.open(root)
-    if argv is None:
-        argv = edit_argv(root)
-    before = _snapshot(memory.memory_dir)
-    result = cli(root, *argv, preexec=preexec)
-    return {"case": label, **_judge(result, before, _snapshot(memory.memory_dir), memory.memory_dir)}
-
-
-def fsize_limit(limit: int):
-    def preexec():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    return preexec
-
-
-def run_fsize(tmp: Path, quick: bool) -> list[dict]:
-    """RLIMIT_FSIZE: `edge` sits just above the biggest file (an append or rewrite runs out half-way),
-    `tight` below every file (nothing can grow). Every writer must fail cleanly, nothing corrupted."""
-    out = []
-    writers = [w for w in WRITERS if w[0] in ("remember", "add", "reindex")] if quick else WRITERS
-    for label, argv in writers:
-        for mode in ("edge", "tight"):
-            root = tmp / f"fsize-{mode}-{label}"
-            memory = make_project(root, export=True)
-            for i in range(3):
-                memory.remember(f"padding note {i} " + "p" * 300)
-            memory.reindex()
-            biggest = max(p.stat().st_size for p in Path(memory.memory_dir).rglob("*") if p.is_file()
-                          and ".cache" not in p.parts)
-            limit = biggest + 64 if mode == "edge" else 200
-            out.append(disk_case(root, f"fsize-{mode}:{label}", argv, fsize_limit(limit)))
-    return out
-
-
-def run_mounts(tmp: Path) -> list[dict]:
-    """A full tmpfs and a read-only bind mount, in a private mount namespace (root only)."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        return [{"case": "mounts", "skipped": "needs root and unshare(1) for a private tmpfs / read-only bind"}]
-    inner = subprocess.run(["unshare", "-m", "--propagation", "private", PY, __file__, "--_mounts-inner", str(tmp)],
-                           capture_output=True, text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(SRC)))
-    try:
-        return json.loads(inner.stdout)
-    except ValueError:
-        return [{"case": "mounts", "skipped": f"could not run: {(inner.stderr or inner.stdout).strip()[-300:]}"}]
-
-
-def _mounts_inner(tmp: Path) -> list[dict]:
-    out = []
-    # full disk: a small tmpfs, filled to the brim
-    for label, argv in WRITERS:
-        mnt = tmp / f"tmpfs-{label}"
-        mnt.mkdir()
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)]).returncode:
-            return [{"case": "mounts", "skipped": "mount -t tmpfs refused"}]
-        root = mnt / "p"
-        memory = make_project(root, export=True)
-        memory.reindex()
-        fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            while os.write(fd, b"\0" * 512):
-                pass
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-        out.append(disk_case(root, f"full-disk:{label}", argv))
-    # read-only: the project bind-mounted read-only over itself
-    readers = [("read", ["read", "--task", "implementation"]), ("recall", ["recall", "lock"]),
-               ("export-check", ["export", "--check"]), ("doctor", ["doctor"])]
-    for label, argv in WRITERS + readers:
-        root = tmp / f"ro-{label}" / "p"
-        make_project(root, export=True)
-        argv = edit_argv(root) if argv is None else argv
-        if subprocess.run(["mount", "--bind", str(root), str(root)]).returncode or \
-                subprocess.run(["mount", "-o", "remount,bind,ro", str(root)]).returncode:
-            return out + [{"case": "read-only", "skipped": "read-only bind mount refused"}]
-        out.append(disk_case(root, f"read-only:{label}", argv))
-    return out
-
-
-def run_readonly_chmod(tmp: Path) -> list[dict]:
-    """Without root, permission bits make a folder read-only; root ignores them."""
-    if os.geteuid() == 0:
-        return [{"case": "read-only (chmod)", "skipped": "running as root: permission bits do not bind; "
-                 "see the read-only bind mount cases"}]
-    out = []
-    for label, argv in WRITERS:
-        root = tmp / f"chmod-{label}"
-        memory = make_project(root, export=True)
-        for path in [Path(memory.memory_dir), *Path(memory.memory_dir).rglob("*")]:
-            if ".cache" not in path.parts:
-                path.chmod(path.stat().st_mode & ~0o222)
-        try:
-            out.append(disk_case(root, f"read-only-chmod:{label}", argv))
-        finally:
-            for path in [Path(memory.memory_dir), *Path(memory.memory_dir).rglob("*")]:
-                path.chmod(path.stat().st_mode | 0o200)
-    return out
-
-
-def disk_ok(row: dict) -> bool:
-    return "skipped" in row or (row["clear_error"] and not row["changed_after_error"] and not row["unparseable"])
-
-
 # ---- report ---------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
@@ -642,11 +261,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--skip", default="", help="comma-separated: crash,concurrency,disk")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--_mounts-inner", dest="mounts_inner", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.mounts_inner:
-        print(json.dumps(_mounts_inner(Path(args.mounts_inner))))
-        return 0
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     rng = random.Random(seed)
     kills = args.kills if args.kills is not None else (10 if args.quick else 300)
@@ -659,6 +274,7 @@ def main(argv=None) -> int:
             report["crash"] = run_crash(tmp, kills, rng)
         if "concurrency" not in skip:
             report["concurrency"] = run_concurrency(tmp, seconds, args.procs, seed)
+            report["threads"] = run_threads(tmp, 8, 5 if args.quick else 25)
         if "disk" not in skip:
             rows = run_fsize(tmp, args.quick) + run_readonly_chmod(tmp)
             if not args.quick:
@@ -682,6 +298,9 @@ def verdict(report: dict) -> bool:
     if k:
         ok &= k["lost"] == 0 and k["duplicated"] == 0 and k["half_written_seen"] == 0 and k["unexpected_count"] == 0
         ok &= k["export_check_exit"] == 0 and k["index_equals_rebuild"]
+    t = report.get("threads")
+    if t:
+        ok &= t["lost"] == 0 and t["errors"] == 0
     for row in report.get("disk", []):
         ok &= disk_ok(row)
     return bool(ok)
@@ -718,6 +337,13 @@ def print_table(report: dict) -> None:
             print(f"  ! export --check: {k['export_check'][:200]}")
         if not k["index_equals_rebuild"]:
             print(f"  ! index: {k['index_detail']}")
+    t = report.get("threads")
+    if t:
+        print(f"\n## threads: {t['threads']} threads of one process, `add` + `remember` each")
+        print("| attempted | acknowledged | lost | errors | s |\n|---|---|---|---|---|")
+        print(f"| {t['attempted']} | {t['acknowledged']} | {t['lost']} | {t['errors']} | {t['seconds']} |")
+        for f in t["lost_detail"] + t["error_detail"]:
+            print(f"  ! {f}")
     rows = report.get("disk")
     if rows:
         print("\n## disk trouble")

@@ -180,3 +180,21 @@ def test_the_checker_itself_catches_an_escape():
         assert_only_inside_fences(escaped, "self-test")
     short_close = f"{DATA_NOTICE}\n````memory\n```\n{MARK} still inside\n````\n"
     assert assert_only_inside_fences(short_close, "self-test") == 1
+
+
+ESCAPES = "evil \x1b[2J\x1b]0;owned\x07 \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x9b31m title"
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #13")
+def test_terminal_escapes_in_memory_never_reach_the_terminal(tmp_path):
+    """A note (from an agent, or a ledger line in a pull request) must not drive a maintainer's terminal."""
+    memory = Memory.open(tmp_path)
+    memory.init()
+    try:
+        note = memory.remember(ESCAPES, actor="agent")
+    except Exception:  # noqa: BLE001 - refusing control characters is a fine answer too
+        return
+    outputs = [run_cli(*args, cwd=tmp_path).stdout for args in
+               (["recall", "evil"], ["expand", note.id], ["history", note.id], ["export", "--check"])]
+    for out in outputs:
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, repr(out[:300])

@@ -108,8 +108,7 @@ def test_symlinked_curated_file_is_not_followed_out(project):
     assert target.read_text(encoding="utf-8") == "- outside area\n"
 
 
-@pytest.mark.parametrize("folder", ["ledger", pytest.param(".cache", marks=pytest.mark.xfail(
-    strict=True, reason="bugs-8.md #2"))])
+@pytest.mark.parametrize("folder", ["ledger", ".cache"])
 def test_symlinked_ledger_or_cache_is_refused(tmp_path, folder):
     root = tmp_path / "project"
     root.mkdir()
@@ -161,7 +160,6 @@ def test_cli_path_options_refuse_with_one_line(project):
 
 # ---- output paths: export and edit check-out ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #1")
 @pytest.mark.parametrize("target", ["/ABS/outside.md", "../outside.md", "C:\\x.md", "docs/memory/ledger/SHARD",
                                     "docs/memory/decisions.md", "docs/memory/config.json"])
 def test_export_path_is_confined(project, target):
@@ -172,7 +170,6 @@ def test_export_path_is_confined(project, target):
     assert tree(project.root.parent) == before
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #1")
 def test_edit_checkout_cannot_overwrite_memory(project):
     shard = sorted((Path(project.memory_dir) / "ledger").glob("*.jsonl"))[0]
     before = shard.read_bytes()
@@ -183,7 +180,6 @@ def test_edit_checkout_cannot_overwrite_memory(project):
     assert shard.read_bytes() == before
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #1")
 def test_configured_export_path_is_confined(project):
     """A committed config.json (a pull request) must not aim the mirror at the ledger."""
     shard = sorted((Path(project.memory_dir) / "ledger").glob("*.jsonl"))[0]
@@ -259,3 +255,25 @@ def test_session_ids_cannot_name_files(project):
         assert path.parent == sessions and ".." not in path.name and "evil" not in path.name
     assert not Path("/tmp/evil.json").exists()
     assert os.path.realpath(sessions).startswith(os.path.realpath(project.memory_dir))
+
+
+# ---- agent entry points written by `init --agent` ------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #15")
+def test_init_agent_does_not_follow_symlinks_out_of_the_project(tmp_path):
+    """A repository can ship `CLAUDE.md -> ~/.ssh/config` or `.claude -> ~/.claude`: installing the
+    agent entry points must neither copy the outside file into the repo nor write outside it."""
+    root = tmp_path / "project"
+    root.mkdir()
+    Memory.open(root).init()
+    secret = tmp_path / "private.txt"
+    secret.write_text("PRIVATE-OUTSIDE\n", encoding="utf-8")
+    global_dir = tmp_path / "home-claude"
+    global_dir.mkdir()
+    (root / "CLAUDE.md").symlink_to(secret)
+    (root / ".claude").symlink_to(global_dir)
+    r = run_cli("init", "--agent", "claude", cwd=root)
+    assert "Traceback" not in r.stderr
+    inside = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert not any(b"PRIVATE-OUTSIDE" in p.read_bytes() for p in inside), "outside content copied into the repo"
+    assert list(global_dir.iterdir()) == [], "wrote into a folder outside the project"

@@ -182,3 +182,21 @@ def test_cache_and_sessions_are_owner_only_even_with_a_permissive_umask(tmp_path
     for path in files:
         assert _mode(path) & 0o077 == 0, f"{path.name} is {oct(_mode(path))}"
     assert _mode(cache / "lock") & 0o077 == 0
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #20")
+def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
+    """`forget --note` is the one hard delete: a merge that brings the note back is stripped by
+    `doctor --repair`, and the text must not survive in the repair's backup either."""
+    from conftest import run_cli
+
+    run_cli("init", cwd=tmp_path)
+    note = run_cli("remember", "TOPSECRET-FORGETME text", cwd=tmp_path).stdout.strip()
+    shard = next((tmp_path / "docs/memory/ledger").glob("*.jsonl"))
+    old_branch = shard.read_bytes()
+    assert run_cli("forget", "--note", note, "--yes", cwd=tmp_path).returncode == 0
+    with open(shard, "ab") as fh:  # a union merge from a branch that still had it
+        fh.write(old_branch)
+    assert run_cli("doctor", "--repair", cwd=tmp_path).returncode == 0
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and b"TOPSECRET-FORGETME" in p.read_bytes()]
+    assert leftovers == []

@@ -242,3 +242,37 @@ def test_string_readers_agree_with_their_regexes(text):
     m = re.match(r"^(\d+)\s+tokens?\s+max\b", text, re.I)
     assert _budget_amount(text) == (int(m.group(1)) if m else None)
     assert _safe_segment(text) == bool(re.match(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$", text))
+
+
+def test_folder_budget_applies_to_its_files():
+    m = parse_manifest("## Context budget\n- rules/: 250 tokens max per file\n- archive/: explicit only\n")
+    assert m.budget_for("rules/output.md") == 250
+    assert m.budget_for("archive/old.md") is None
+
+
+SEG = st.text(alphabet=st.sampled_from("ab.*?"), min_size=1, max_size=4).filter(lambda s: s not in (".", "..") and "**" not in s)
+PSEG = st.text(alphabet=st.sampled_from("ab."), min_size=1, max_size=4).filter(lambda s: s not in (".", ".."))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(SEG, min_size=1, max_size=3), st.lists(PSEG, min_size=1, max_size=4), st.integers(0, 3))
+def test_glob_match_agrees_with_segmentwise_fnmatch(pattern_parts, path_parts, star_at):
+    from fnmatch import fnmatchcase
+
+    path = "/".join(path_parts)
+    pattern = "/".join(pattern_parts)
+    expected = len(pattern_parts) == len(path_parts) and all(
+        fnmatchcase(p, g) for p, g in zip(path_parts, pattern_parts))
+    assert globs.glob_match(pattern, path) is expected
+    # `**` as a whole segment matches any number of segments, including none — except a trailing
+    # `**`, which (as in .gitignore) matches everything inside a folder but not the folder itself
+    parts = list(pattern_parts)
+    at = min(star_at, len(parts))
+    parts.insert(at, "**")
+    deep = "/".join(parts)
+    if expected:
+        if at == len(pattern_parts):
+            assert not globs.glob_match(deep, path) and globs.glob_match(deep, path + "/x/y")
+        else:
+            assert globs.glob_match(deep, path)
+            assert globs.glob_match(deep, "/".join(path_parts[:at] + ["x", "y"] + path_parts[at:]))

@@ -203,3 +203,47 @@ def test_task_without_a_manifest_heading_is_said_out_loud(project):
     assert result.loaded == ["brief.md"]
     assert any("no `### ` heading" in w and "preferences" in w for w in result.warnings)
     assert not project.read("general").warnings
+
+
+def test_curated_tier_never_imports_click_and_read_path_stays_lean():
+    import ast
+    from pathlib import Path
+
+    import memory_custodian.curated as curated
+
+    heavy = {"click", "mcp", "sqlite3", "dataclasses", "typing", "json", "hashlib"}
+    lean = {"units.py", "manifest.py", "globs.py", "reading.py", "fastread.py", "read_api.py"}
+    for path in Path(curated.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module.split(".")[0]]
+            assert "click" not in names and "mcp" not in names, f"{path.name} imports {names}"
+            # the read path imports heavy modules only inside functions, where they are needed
+            if path.name in lean and node in tree.body:
+                assert not heavy & set(names), f"{path.name} imports {names} at module level"
+
+
+def test_lookalike_manifest_headings_are_named(project):
+    from conftest import FIXTURES
+
+    (project.memory_dir / "manifest.md").write_bytes((FIXTURES / "nasty" / "lookalike-headings-manifest.md").read_bytes())
+    result = project.read("planning")
+    assert any("only looks like a `## always load` heading (it contains U+0410)" in w for w in result.warnings)
+    assert "## Warnings" in result.rendered
+    codes = {(f.code, f.line) for f in project.check().findings}
+    assert ("manifest-lookalike-heading", 10) in codes and ("manifest-lookalike-heading", 13) in codes
+    assert ("manifest-section-missing", None) in codes
+
+
+def test_an_interrupted_multi_file_write_is_said_out_loud(project):
+    import json
+
+    (project.memory_dir / ".cache" / "journal.json").write_text(json.dumps({"v": 1, "label": "forget (soft)", "changes": []}))
+    result = project.read("planning")
+    assert any("an interrupted `forget (soft)` left the memory folder half-applied" in w for w in result.warnings)
+    (finding,) = [f for f in project.check().findings if f.code == "interrupted-write"]
+    assert finding.severity == "problem" and "compact" in finding.message

@@ -8,6 +8,8 @@ import math
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory_custodian.errors import InvalidInput, NotFound
 from memory_custodian.ledger.evaluate import (
@@ -241,3 +243,24 @@ def test_bad_options_are_invalid_input(lab, tmp_path):
     for kw in ({"k": 0}, {"limit": 0}, {"now": "yesterday"}):
         with pytest.raises(InvalidInput):
             evaluate(m, path, **kw)
+
+
+# ---- metric invariants --------------------------------------------------------------------------
+
+_ids = st.lists(st.sampled_from("abcdefghij"), unique=True, max_size=10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ranked=_ids, relevant=_ids.filter(bool), k=st.integers(1, 12))
+def test_metric_invariants(ranked, relevant, k):
+    r = recall_at(ranked, relevant, k)
+    assert 0.0 <= r <= 1.0
+    assert recall_at(ranked, relevant, k) <= recall_at(ranked, relevant, k + 1)  # monotone in k
+    assert 0.0 <= ndcg_at(ranked, relevant, k) <= 1.0 + 1e-12
+    rr = reciprocal_rank(ranked, relevant)
+    assert (rr > 0) == bool(set(ranked) & set(relevant))
+    # a perfect ranking scores 1 everywhere it can
+    perfect = list(relevant) + [x for x in ranked if x not in relevant]
+    assert ndcg_at(perfect, relevant, k) == pytest.approx(1.0)
+    assert reciprocal_rank(perfect, relevant) == 1.0
+    assert recall_at(perfect, relevant, len(relevant)) == 1.0

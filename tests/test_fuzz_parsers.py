@@ -26,9 +26,9 @@ def _load_fuzz():
 fuzz = _load_fuzz()
 
 # Pure parsers are cheap: more cases. Project-level targets write files: fewer.
-EXAMPLES = {"manifest": 60, "markdown_units": 60, "ledger_lines": 60, "ledger_replay": 30, "edit_buffer": 30,
-            "truth_file": 40, "config": 40, "hook_payload": 25, "mcp_arguments": 25, "curated_read": 12,
-            "curated_add": 25, "curated_forget": 25, "ledger_remember": 25, "secrets_scan": 60, "globs": 60}
+EXAMPLES = {"manifest": 40, "markdown_units": 40, "ledger_lines": 40, "ledger_replay": 20, "edit_buffer": 20,
+            "truth_file": 25, "config": 25, "hook_payload": 20, "mcp_arguments": 20, "curated_read": 8,
+            "curated_add": 15, "curated_forget": 15, "ledger_remember": 15, "secrets_scan": 40, "globs": 40}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,14 @@ def test_every_target_is_listed():
     assert set(EXAMPLES) == set(fuzz.TARGET_NAMES)
 
 
-@pytest.mark.parametrize("target", fuzz.TARGET_NAMES)
+# target -> the open bugs-8.md entry it still finds (strict: the xfail flips when it is fixed)
+# (bugs-8.md #18 is found by the full run's 1,500 cases of ledger_remember, not by these 15;
+# tests/test_nasty_inputs.py::test_absurd_expiry_is_a_clear_error pins it.)
+KNOWN: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("target", [pytest.param(t, marks=pytest.mark.xfail(strict=True, raises=fuzz.Bug, reason=KNOWN[t]))
+                                    if t in KNOWN else t for t in fuzz.TARGET_NAMES])
 def test_fuzz_target(ctx, target):
     stats = fuzz.run_target(target, ctx, EXAMPLES[target])
     assert stats["cases"] >= EXAMPLES[target] // 2

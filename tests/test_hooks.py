@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memory_custodian.agents.fence import DATA_NOTICE
 from memory_custodian.agents.hooks import REMEMBER_POINTER, START_MAX_CHARS, TURN_BUDGET_TOKENS, run_hook
@@ -301,7 +303,7 @@ def test_session_start_lists_open_high_priority_tasks(shop):
     section = context.split("## Open high-priority tasks\n\n", 1)[1].split("\n```", 1)[0]
     listed = _ids(section)
     assert len(listed) == 5 and set(listed) <= {t.id for t in tasks}
-    assert "2 more high-priority tasks" in section
+    assert section.endswith("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all")
     assert low.id not in context
 
 
@@ -315,3 +317,60 @@ def test_a_prompt_holding_a_secret_is_not_kept(shop):
     assert recent_user_messages(memory.memory_dir) == []
     blob = b"".join(p.read_bytes() for p in (memory.memory_dir / ".cache").rglob("*") if p.is_file())
     assert token.encode() not in blob
+
+
+def test_notes_in_the_pack_are_not_repeated_until_they_change(shop):
+    root, memory, notes = shop
+    d = notes["directive"]
+    start = run_hook("claude", "SessionStart", payload("claude", "SessionStart", root))
+    assert d.id in start
+    ask = dict(prompt="Before pushing, which make test target should run?")
+    assert d.id not in run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root, **ask))
+    new = memory.supersede(d.id, "Always run make test and make lint before pushing.", reason="lint joined the gate")
+    again = run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root, **ask))
+    assert _ids(context_of(again, "UserPromptSubmit")) == [new.id]
+
+
+def test_custom_memory_dir_as_installed(tmp_path):
+    memory = Memory.open(tmp_path, "docs/notes")
+    memory.init()
+    note = memory.remember("Payment webhook retries twice; keep handlers idempotent.", kind="gotcha",
+                           paths=["src/shop/payments.py"], title="Payment webhook retries twice")
+    run = hook_process(["--host", "claude", "--memory-dir", "docs/notes", "PreToolUse"],
+                       payload("claude", "PreToolUse", tmp_path), tmp_path)
+    assert run.returncode == 0 and run.stderr == ""
+    assert note.id in context_of(run.stdout, "PreToolUse")
+    assert (tmp_path / "docs/notes/.cache/sessions").is_dir()
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                       max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(event=st.sampled_from(["SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact"]),
+       fields=st.dictionaries(st.sampled_from(["session_id", "prompt", "tool_name", "tool_input", "source",
+                                               "transcript_path", "trigger"]), JSONISH, max_size=5))
+def test_any_payload_shape_gives_valid_output_or_a_named_error(shop, event, fields):
+    from memory_custodian.errors import CustodianError
+
+    root, *_ = shop
+    raw = dict(fields, cwd=str(root), hook_event_name=event)
+    try:
+        out = run_hook("claude", event, json.dumps(raw))
+    except CustodianError:
+        return
+    if out:
+        context_of(out, event)
+
+
+def test_pack_resent_with_a_prompt_stays_under_the_cap(shop):
+    root, memory, _ = shop
+    brief = memory.memory_dir / "brief.md"
+    brief.write_text("# Project Brief\n\n" + "\n\n".join(f"- fact {i}: " + "lorem ipsum " * 40 for i in range(60)) + "\n")
+    run_hook("claude", "PreCompact", payload("claude", "PreCompact", root))
+    context = context_of(run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root)),
+                         "UserPromptSubmit")
+    assert "# Memory context pack" in context and "notes that match this prompt" in context
+    assert len(context) <= START_MAX_CHARS

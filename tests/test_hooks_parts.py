@@ -6,6 +6,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -78,6 +79,9 @@ def test_whitespace_rewrapping_still_matches():
 
 # ---- sessions ------------------------------------------------------------------------------------
 
+NOTE = SimpleNamespace(id="a", last_event="b", updated_at="2026-11-30T10:00:00.000Z")
+
+
 def make_memory_dir(tmp_path: Path) -> Path:
     memory_dir = tmp_path / "docs" / "memory"
     memory_dir.mkdir(parents=True)
@@ -87,15 +91,21 @@ def make_memory_dir(tmp_path: Path) -> Path:
 
 def test_session_state_is_private_and_persistent(tmp_path):
     memory_dir = make_memory_dir(tmp_path)
+    note = SimpleNamespace(id="k7m2x9qa", last_event="01EV", updated_at="2026-11-30T10:00:00.000Z")
     with open_session(memory_dir, "../../etc/passwd") as state:
-        state.mark("k7m2x9qa", "01EV")
+        state.mark(note)
         state.keep_message("hello there", now=1000.0)
     files = list((memory_dir / ".cache" / "sessions").glob("*.json"))
     assert len(files) == 1 and files[0].parent.name == "sessions"
     assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
     assert stat.S_IMODE(files[0].parent.stat().st_mode) == 0o700
     with open_session(memory_dir, "../../etc/passwd") as state:
-        assert state.seen("k7m2x9qa", "01EV") and not state.seen("k7m2x9qa", "01EW")
+        assert state.seen(note) and not state.seen(SimpleNamespace(id="k7m2x9qa", last_event="01EW", updated_at=""))
+        assert not state.seen(note, full=True)
+        # a pack marks notes by the time it was shown: unchanged since then means seen
+        state.mark_shown_at("p3evabj0", "2026-11-30T11:00:00.000Z", full=True)
+        assert state.seen(SimpleNamespace(id="p3evabj0", last_event="x", updated_at="2026-11-30T10:59:59.999Z"), full=True)
+        assert not state.seen(SimpleNamespace(id="p3evabj0", last_event="y", updated_at="2026-11-30T11:00:00.001Z"))
 
 
 def test_recent_messages_expire_after_ten_minutes(tmp_path):
@@ -127,7 +137,7 @@ def test_turn_budget(tmp_path):
 def test_prune_old_sessions(tmp_path):
     memory_dir = make_memory_dir(tmp_path)
     with open_session(memory_dir, "s") as state:
-        state.mark("a", "b")
+        state.mark(NOTE)
     path = next((memory_dir / ".cache/sessions").glob("*.json"))
     old = path.stat().st_mtime - 8 * 24 * 3600
     os.utime(path, (old, old))
@@ -138,11 +148,11 @@ def test_prune_old_sessions(tmp_path):
 def test_broken_session_file_is_rebuilt(tmp_path):
     memory_dir = make_memory_dir(tmp_path)
     with open_session(memory_dir, "s") as state:
-        state.mark("a", "b")
+        state.mark(NOTE)
     path = next((memory_dir / ".cache/sessions").glob("*.json"))
     path.write_text("{not json")
     with open_session(memory_dir, "s") as state:
-        assert not state.seen("a", "b")
+        assert not state.seen(NOTE)
 
 
 # ---- hosts ---------------------------------------------------------------------------------------
@@ -232,3 +242,22 @@ def test_a_bound_quote_is_always_the_users_verbatim_words(message_words, start, 
     # an explicit quote is only accepted when the user said it
     forged = bind_quote(note, quoted + " and more words that were never said", [message])
     assert forged.provenance == "agent" or (quoted + " and more words that were never said") in message
+
+
+def test_control_characters_are_shown_not_passed_on():
+    out = fence("evil \x1b[2J\x1b]0;owned\x07 title\r\x9b\tok\nnext")
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "\r" not in out
+    assert "\\u001b[2J" in out and "\tok\nnext" in out
+
+
+def test_codex_patch_and_command_paths(tmp_path):
+    patch = "*** Begin Patch\n*** Update File: src/shop/payments.py\n@@\n-a\n+b\n*** Add File: docs/x.md\n*** End Patch"
+    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "apply_patch",
+                                               "tool_input": {"patch": patch}})
+    assert hook.paths == ["src/shop/payments.py", "docs/x.md"]
+    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
+                                               "tool_input": {"command": ["bash", "-lc", "cat 'src/a b.py' | head -n 5"]}})
+    assert "src/a b.py" in hook.paths
+    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
+                                               "tool_input": {"command": "python -m pytest tests/test_x.py -k 'a and b'"}})
+    assert "tests/test_x.py" in hook.paths and "-k" not in hook.paths

@@ -136,3 +136,29 @@ def test_indexed_path_prefilter_never_loses_a_match(glob_parts, slash, path_part
         ancestors, (lo, hi) = candidate_prefixes(path)
         prefix = path_prefix(glob)
         assert prefix in ancestors or lo <= prefix < hi, (glob, path, prefix)
+
+
+def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
+    """Small candidate sets are ranked and counted in one scan; the result must equal the SQL path."""
+    import random
+
+    from memory_custodian.ledger import recall as recall_mod
+
+    rnd = random.Random(5)
+    words = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock"]
+    made = []
+    for i in range(60):
+        note = mem.remember(" ".join(rnd.sample(words, 3)) + f" case {i}", kind=rnd.choice(["gotcha", "finding", "task"]),
+                            priority=rnd.choice(["high", "medium", "low"]), tags=[rnd.choice(["a", "b"])])
+        made.append(note)
+    for note in made[::7]:
+        mem.revoke(note.id, reason="x")
+    for note in made[3::10]:
+        mem.flag_stale(note.id, reason="x")
+    queries = [dict(query="lock"), dict(query="daemon cache", limit=3), dict(query="release lock", kinds=["gotcha"]),
+               dict(query="retry", tags=["a"], limit=2), dict(query="queue budget", include_all=True),
+               dict(query="parseConfig", states=["revoked", "stale"])]
+    one = [mem.recall(**q).to_dict() for q in queries]
+    monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)
+    two = [mem.recall(**q).to_dict() for q in queries]
+    assert one == two

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -89,13 +90,17 @@ def test_every_tool_over_stdio(project):
         out["propose"] = await session.call_tool("memory_propose", {"text": "Decision: refunds are issued only through the payments service."})
         # the mirror is re-rendered once writes have been quiet for 3 s, while the server runs
         probe = await session.call_tool("memory_remember", {"text": "Mirror probe: written last."})
-        out["probe_id"] = probe.structured_content["id"]
+        written = time.monotonic()
+        probe_id = out["probe_id"] = probe.structured_content["id"]
         out["mirror_soon"] = mirror.read_text() if mirror.exists() else ""
-        await anyio.sleep(3.6)
+        while time.monotonic() - written < 15 and f"#{probe_id}" not in mirror.read_text():
+            await anyio.sleep(0.2)
+        out["mirror_delay"] = time.monotonic() - written
         out["mirror_later"] = mirror.read_text()
 
     run(root, body)
     mirror_soon, mirror_later, probe_id = out.pop("mirror_soon"), out.pop("mirror_later"), out.pop("probe_id")
+    mirror_delay = out.pop("mirror_delay")
     for name, result in out.items():
         assert result.is_error is False, (name, text_of(result))
 
@@ -133,6 +138,7 @@ def test_every_tool_over_stdio(project):
     # the export mirror was kept fresh: debounced while writes came in, rendered 3 s after the last
     assert f"#{probe_id}" not in mirror_soon
     assert f"#{probe_id}" in mirror_later and f"#{new.id}" in mirror_later
+    assert mirror_delay >= 2.9  # debounced: not re-rendered before the writes had been quiet for 3 s
     # the only curated file the server wrote is the inbox
     after = curated_files(root)
     assert {k for k in after if after[k] != curated_before.get(k)} == {"inbox.md"}

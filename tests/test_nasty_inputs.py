@@ -118,7 +118,6 @@ def test_lookalike_headings_are_not_taken_for_the_real_ones(project):
         pass  # refusing the manifest is fine
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #11")
 def test_lookalike_headings_are_reported_by_check(project):
     """With look-alike section headings nothing routes, not even brief.md: `check` must say so."""
     (Path(project.memory_dir) / "manifest.md").write_bytes((NASTY / "lookalike-headings-manifest.md").read_bytes())
@@ -228,7 +227,6 @@ def test_deeply_nested_json_in_a_truth_file(project, tmp_path):
     cli_ok(run_cli("eval", str(truth), cwd=project.root))
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #4")
 def test_deeply_nested_json_in_config(project):
     (Path(project.memory_dir) / "config.json").write_text(DEEP, encoding="utf-8")
     cli_ok(run_cli("export", cwd=project.root))
@@ -237,3 +235,67 @@ def test_deeply_nested_json_in_config(project):
 def test_deeply_nested_json_on_a_hook_fails_open(project):
     r = run_cli("hook", "--project-root", str(project.root), "UserPromptSubmit", input=DEEP, cwd=project.root)
     assert r.returncode == 0 and "Traceback" not in r.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #16")
+@pytest.mark.parametrize("state", ['{"v": 1, "turn": "x"}', '{"v": 1, "last_message": {"at": "soon", "text": "x"}}'])
+def test_a_corrupt_session_file_is_rebuilt_not_fatal(project, state):
+    """`.cache/sessions/*.json` is a cache: a file with wrong-typed fields must be replaced, not make
+    every later hook of that session fail open with no memory."""
+    from memory_custodian.agents.hooks import run_hook
+    from memory_custodian.agents.sessions import session_key, sessions_dir
+
+    path = sessions_dir(Path(project.memory_dir)) / f"{session_key('tamper')}.json"
+    path.write_text(state, encoding="utf-8")
+    raw = json.dumps({"session_id": "tamper", "cwd": str(project.root), "hook_event_name": "UserPromptSubmit",
+                      "prompt": "seed gotcha"})
+    run_hook("claude", "UserPromptSubmit", raw, project_root=str(project.root))
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #17")
+@pytest.mark.parametrize("journal", [DEEP, json.dumps({"v": 1, "label": "add", "changes": [
+    {"path": "new.md", "new": 5, "old": "absent", "new_digest": "0"},
+    {"path": "new2.md", "new": "ok", "old": "absent", "new_digest": "0"}]})])
+def test_a_corrupt_write_journal_is_a_clear_error(project, journal):
+    (Path(project.memory_dir) / ".cache" / "journal.json").write_text(journal, encoding="utf-8")
+    before = user_files(project.root)
+    r = run_cli("add", "After a corrupt journal", "--type", "constraint", cwd=project.root)
+    cli_ok(r)
+    assert user_files(project.root) == before
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #18")
+@pytest.mark.parametrize("days", ["99999999999999999999", "3000000", "1" + "0" * 400])
+def test_absurd_expiry_is_a_clear_error(project, days):
+    r = run_cli("remember", "expires far away", "--expires", days, cwd=project.root)
+    cli_ok(r)
+    assert r.returncode == 2 and "--expires" in r.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #19")
+def test_a_corrupt_index_is_rebuilt_not_fatal(project):
+    """`.cache/index.sqlite` is disposable (DESIGN: deleting it is always safe), so a damaged page
+    must cost a rebuild, not every command until someone deletes it by hand."""
+    for i in range(5):
+        project.remember(f"filler note {i} about caching " + "z" * 500)
+    assert run_cli("recall", "caching", cwd=project.root).returncode == 0  # a closed index: pages on disk
+    index = Path(project.memory_dir) / ".cache" / "index.sqlite"
+    data = index.read_bytes()
+    index.write_bytes(data[:4096 * 3] + b"\xff" * 4096 + data[4096 * 4:])  # one page of the tables
+    r = run_cli("recall", "caching", cwd=project.root)
+    assert r.returncode == 0 and "filler note" in r.stdout, r.stderr
+
+
+def test_mcp_server_survives_garbage_frames(project):
+    """Junk on the server's stdin is skipped; the next valid request is answered; EOF ends it cleanly."""
+    import subprocess
+    import sys
+
+    frames = ["garbage, not JSON", '{"jsonrpc":"2.0"}', "[]", "\x00\xff",
+              json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                  "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})]
+    proc = subprocess.run([sys.executable, "-m", "memory_custodian", "mcp"], cwd=project.root, capture_output=True,
+                          text=True, input="\n".join(frames) + "\n", timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-1000:]
+    answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    assert any(a.get("id") == 1 and "result" in a for a in answers)

@@ -14,13 +14,14 @@ import os
 import threading
 from pathlib import Path
 
-from .errors import CustodianError, InvalidInput, Refused
+from .errors import Corrupt, CustodianError, InvalidInput, Refused
 
 CACHE_DIR = ".cache"
 LOCK_FILE = "lock"
 
-_held: dict[str, int] = {}
-_held_guard = threading.RLock()
+# Re-entrancy is per thread: another thread of the same process must wait for the flock like
+# any other process (flock locks belong to the open file, and each thread opens its own).
+_held = threading.local()
 
 
 def fsync_dir(directory: Path) -> None:
@@ -67,6 +68,12 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
 def ensure_cache_dir(memory_dir: Path) -> Path:
     """`.cache/` is derived and private: owner-only, ignored by git."""
     cache = Path(memory_dir) / CACHE_DIR
+    if cache.is_symlink():
+        raise Corrupt(
+            "is a symlink; the cache must be a real folder inside the memory folder — remove the link "
+            "(the cache is disposable) and run the command again",
+            path=str(cache),
+        )
     if not cache.is_dir():
         try:
             cache.mkdir(mode=0o700, parents=False, exist_ok=True)
@@ -85,38 +92,33 @@ def ensure_cache_dir(memory_dir: Path) -> Path:
 
 @contextlib.contextmanager
 def project_lock(memory_dir: Path):
-    """Hold the project's exclusive lock (re-entrant within this process)."""
+    """Hold the project's exclusive lock (re-entrant within one thread)."""
     import fcntl
 
     cache = ensure_cache_dir(memory_dir)
     lock_path = cache / LOCK_FILE
     key = str(lock_path.resolve())
-    with _held_guard:
-        if key in _held:
-            _held[key] += 1
-            reentered = True
-        else:
-            reentered = False
-    if reentered:
+    counts = getattr(_held, "counts", None)
+    if counts is None:
+        counts = _held.counts = {}
+    if counts.get(key):
+        counts[key] += 1
         try:
             yield
         finally:
-            with _held_guard:
-                _held[key] -= 1
+            counts[key] -= 1
         return
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
         raise _disk_error(lock_path, exc) from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        with _held_guard:
-            _held[key] = 1
+        counts[key] = 1
         try:
             yield
         finally:
-            with _held_guard:
-                del _held[key]
+            counts[key] = 0
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 
 _BACKTICK_RUN = re.compile(r"`+")
+# Control characters (a shard can be edited by hand) are shown, never passed on: an escape
+# sequence must not reach a terminal that displays the transcript.
+_CONTROL = {c: f"\\u{c:04x}" for c in (*range(0, 32), 127, *range(128, 160)) if c not in (9, 10)}
 
 STATE_FRAMES = {
     "active": "",
@@ -39,6 +42,7 @@ def state_frame(state: str | None) -> str:
 
 def fence(text: str, *, info: str = "memory") -> str:
     """`text` inside a backtick fence longer than any backtick run it contains (at least 3)."""
+    text = text.translate(_CONTROL)
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"

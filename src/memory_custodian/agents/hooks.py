@@ -20,13 +20,13 @@ TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of on
 MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
 START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
 PROMPT_LINES = 5
+PROMPT_BLOCK_CHARS = 2_000  # room kept for the prompt's lines when the pack is re-sent with them
 FILE_NOTES = 5
 HIGH_TASKS = 5  # task checkpoints listed at session start
-TASK_SCAN = 50
 FILE_SCAN = 50  # gotchas fetched per file hook, before dedup
 DEFAULT_TASK = "implementation"
-RECALL_POINTER = ("More memory: `memory_recall` (MCP) or `memory-custodian recall QUERY`; full text: "
-                  "`memory_expand` or `memory-custodian expand ID`.")
+EXPAND_POINTER = "full text: `memory_expand` or `memory-custodian expand ID`."
+RECALL_POINTER = f"More memory: `memory_recall` (MCP) or `memory-custodian recall QUERY`; {EXPAND_POINTER}"
 
 # Agents rarely write notes unprompted: the pack ends by saying how.
 REMEMBER_POINTER = ("Record what the next session must know (a trap tied to files, a finding, a task checkpoint): "
@@ -141,48 +141,54 @@ def _on_start(memory, state, task: str) -> str:
     return _pack_block(memory, state, task)
 
 
-def _pack_block(memory, state, task: str) -> str:
+def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
+    at = _now_iso()  # before reading: a note changed while we read counts as changed
     text, shown = context_pack(memory, task=task)
-    tasks_text, task_notes = _high_tasks(memory)
+    tasks_text, task_ids = _high_tasks(memory)
     if tasks_text:
         text = text.rstrip("\n") + "\n\n" + tasks_text
-        shown += [(n.id, n.last_event, False) for n in task_notes]
-    body = _cap(text, START_MAX_CHARS - 700)
-    for note_id, version, full in shown:
+        shown += [(i, False) for i in task_ids]
+    body = _cap(text, limit - 700)  # the frame around the pack takes under 700 characters
+    for note_id, full in shown:
         if f"#{note_id}" in body:  # a note the cap cut off was not shown
-            state.mark(note_id, version, full=full)
+            state.mark_shown_at(note_id, at, full=full)
     return (f"memory-custodian · context pack (task: {task}) · {DATA_NOTICE}\n{fence(body)}\n{RECALL_POINTER}\n"
             f"{REMEMBER_POINTER}")
 
 
-def _high_tasks(memory) -> tuple[str, list]:
+def _now_iso() -> str:
+    import time
+
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+
+
+def _high_tasks(memory) -> tuple[str, list[str]]:
     """Open high-priority task checkpoints: where the last session left off."""
     from .recall_view import index_line
 
-    # Without a query recall orders by priority first, so every high task comes before the rest.
-    result = memory.recall(None, kinds=("task",), limit=TASK_SCAN)
+    # Without a query recall orders by priority first: if the one past the shown ones is high
+    # too, there are more.
+    result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1)
     high = [h for h in result.hits if h.note.priority == "high"]
     if not high:
         return "", []
     shown = high[:HIGH_TASKS]
     lines = [index_line(h.note, h.state) for h in shown]
-    more = len(high) - len(shown)
-    if more:
-        plus = "+" if len(high) == len(result.hits) and result.below_cutoff else ""
-        lines.append(f"{more}{plus} more high-priority tasks — `memory_recall` with kinds [task] to see them")
-    return "## Open high-priority tasks\n\n" + "\n".join(lines) + "\n", [h.note for h in shown]
+    if len(high) > HIGH_TASKS:
+        lines.append("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all")
+    return "## Open high-priority tasks\n\n" + "\n".join(lines) + "\n", [h.note.id for h in shown]
 
 
-def context_pack(memory, *, task: str, paths=(), query=None) -> tuple[str, list[tuple[str, str, bool]]]:
-    """The rendered pack and (note id, last event, shown in full) for every ledger note in it."""
+def context_pack(memory, *, task: str, paths=(), query=None) -> tuple[str, list[tuple[str, bool]]]:
+    """The rendered pack and (note id, shown in full) for every ledger note in it."""
     result = memory.read(task, paths=tuple(paths), query=query)
     shown: dict[str, bool] = {}
     for section in getattr(result, "sections", ()):
         full = "recall" not in section.name.lower()  # the recall section shows index lines only
         for note_id in section.note_ids:
             shown[note_id] = shown.get(note_id, False) or full
-    versions = {item["id"]: item["note"]["last_event"] for item in memory.expand(list(shown))} if shown else {}
-    return result.rendered, [(i, versions.get(i, ""), full) for i, full in shown.items()]
+    return result.rendered, list(shown.items())
 
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
@@ -193,7 +199,8 @@ def _on_prompt(memory, state, prompt: str, task: str, now) -> str:
     blocks: list[str] = []
     if state.data.get("repack"):
         state.data["repack"] = False
-        blocks.append(_pack_block(memory, state, task))
+        # the prompt's own lines follow in the same output: leave them room under the host's cap
+        blocks.append(_pack_block(memory, state, task, START_MAX_CHARS - PROMPT_BLOCK_CHARS))
     if prompt.strip():
         lines_block = _prompt_lines(memory, state, prompt)
         if lines_block:
@@ -206,7 +213,7 @@ def _prompt_lines(memory, state, prompt: str) -> str:
     from .recall_view import index_line, relevant_hits
 
     hits, below = relevant_hits(memory, prompt, limit=PROMPT_LINES)
-    fresh = [h for h in hits if not state.seen(h.note.id, h.note.last_event)]
+    fresh = [h for h in hits if not state.seen(h.note)]
     repeated = len(hits) - len(fresh)
     lines: list[str] = []
     left = state.budget_left(TURN_BUDGET_TOKENS)
@@ -219,7 +226,7 @@ def _prompt_lines(memory, state, prompt: str) -> str:
             continue
         left -= cost
         lines.append(line)
-        state.mark(hit.note.id, hit.note.last_event)
+        state.mark(hit.note)
         state.spend(cost)
     if not lines:
         return ""
@@ -229,10 +236,10 @@ def _prompt_lines(memory, state, prompt: str) -> str:
     if over:
         tail.append(f"{over} left out by this turn's memory budget")
     if below:
-        tail.append(f"{below} more matched below the relevance floor")
+        tail.append(f"{below} more share words with this prompt but rank lower")
     footer = ("; ".join(tail) + " — `memory_recall` to see them.") if tail else ""
     head = f"memory-custodian · notes that match this prompt (titles only) · {DATA_NOTICE}"
-    return "\n".join(x for x in (head, fence("\n".join(lines)), footer, RECALL_POINTER.split(";")[1].strip()) if x)
+    return "\n".join(x for x in (head, fence("\n".join(lines)), footer, EXPAND_POINTER) if x)
 
 
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
@@ -250,7 +257,7 @@ def _on_file(memory, state, paths: list[str]) -> str:
     from .recall_view import note_text, path_notes
 
     notes, below = path_notes(memory, paths, limit=FILE_SCAN)
-    fresh = [n for n in notes if not state.seen(n.id, n.last_event, full=True)]
+    fresh = [n for n in notes if not state.seen(n, full=True)]
     blocks: list[str] = []
     left = state.budget_left(TURN_BUDGET_TOKENS)
     over = 0
@@ -262,7 +269,7 @@ def _on_file(memory, state, paths: list[str]) -> str:
             continue
         left -= cost
         blocks.append(text)
-        state.mark(note.id, note.last_event, full=True)
+        state.mark(note, full=True)
         state.spend(cost)
     over += max(0, len(fresh) - FILE_NOTES) + below
     if not over:

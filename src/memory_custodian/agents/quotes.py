@@ -29,16 +29,23 @@ class QuoteBinding:
     refused_reason: str | None = None  # set when an explicit quote was refused
 
 
+def _fold(text: str) -> str:
+    """Lower case, one character for one, so positions in the folded text are positions in the
+    original: a quote may differ in case (a sentence start), but what is stored is what the user
+    typed."""
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
 def find_shared_span(note_text: str, message: str, *, min_chars: int = MIN_QUOTE_CHARS) -> str | None:
-    """The longest span of `note_text` that appears verbatim in `message` (whitespace-normalized),
-    trimmed to whole words at its edges, if it is at least `min_chars` long."""
+    """The longest span of `note_text` that appears in `message` (whitespace-normalized, case
+    aside), as the user wrote it, trimmed to whole words, if it is at least `min_chars` long."""
     from difflib import SequenceMatcher
 
     a = normalize(note_text)
     b = normalize(message)[:MAX_MESSAGE_CHARS]
     if len(a) < min_chars or len(b) < min_chars:
         return None
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    matcher = SequenceMatcher(None, _fold(a), _fold(b), autojunk=False)
     match = matcher.find_longest_match(0, len(a), 0, len(b))
     if match.size < min_chars:
         return None
@@ -55,22 +62,25 @@ def find_shared_span(note_text: str, message: str, *, min_chars: int = MIN_QUOTE
     return span if len(span) >= min_chars else None
 
 
-def quote_in_message(quote: str, message: str) -> bool:
+def quote_in_message(quote: str, message: str) -> str | None:
+    """The user's own words for `quote` if it appears in `message` (case aside), else None."""
     q = normalize(quote)
     m = normalize(message)
     if not q:
-        return False
-    if len(q) < MIN_QUOTE_CHARS and q != m:
-        return False
-    return q in m
+        return None
+    if len(q) < MIN_QUOTE_CHARS and _fold(q) != _fold(m):
+        return None
+    at = _fold(m).find(_fold(q))
+    return m[at: at + len(q)] if at >= 0 else None
 
 
 def bind_quote(note_text: str, explicit_quote: str | None, messages: list[str]) -> QuoteBinding:
     """Decide the provenance of an agent's note from the user's recent messages (newest first)."""
     if explicit_quote is not None and explicit_quote.strip():
         for message in messages:
-            if quote_in_message(explicit_quote, message):
-                return QuoteBinding("user-stated", normalize(explicit_quote))
+            words = quote_in_message(explicit_quote, message)
+            if words:
+                return QuoteBinding("user-stated", words)
         if not messages:
             reason = ("quote refused: no user message from the last 10 minutes is on record "
                       "(the prompt hook keeps it; is it installed?)")

@@ -60,15 +60,30 @@ class SessionState:
     # -- dedup: each note at most once per session unless it changed -------------------------
     # A title line does not stand in for the full text: a note first seen as a line in a prompt
     # hook is still shown in full when its file is touched.
-    def seen(self, note_id: str, version: str, *, full: bool = False) -> bool:
-        entry = self.data["injected"].get(note_id)
-        if not isinstance(entry, list) or len(entry) != 2 or entry[0] != version:
+    def seen(self, note, *, full: bool = False) -> bool:
+        """Was `note` (id, last_event, updated_at) shown already, as it is now?"""
+        entry = self.data["injected"].get(note.id)
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str):
             return False
-        return entry[1] == "full" or not full
+        version, level = entry
+        if version.startswith("@"):  # shown in a pack at that time: unchanged if not updated since
+            same = bool(note.updated_at) and note.updated_at <= version[1:]
+        else:
+            same = version == note.last_event
+        return same and (level == "full" or not full)
 
-    def mark(self, note_id: str, version: str, *, full: bool = False) -> None:
-        if full or not self.seen(note_id, version):
-            self.data["injected"][note_id] = [version, "full" if full else "line"]
+    def mark(self, note, *, full: bool = False) -> None:
+        self._put(note.id, note.last_event, full)
+
+    def mark_shown_at(self, note_id: str, at_iso: str, *, full: bool = False) -> None:
+        """For notes known only by id (the pack's): shown at `at_iso`, as they were then."""
+        self._put(note_id, "@" + at_iso, full)
+
+    def _put(self, note_id: str, version: str, full: bool) -> None:
+        entry = self.data["injected"].get(note_id)
+        if not full and isinstance(entry, list) and entry == [version, "full"]:
+            return
+        self.data["injected"][note_id] = [version, "full" if full else "line"]
 
     def forget_injected(self) -> None:
         """After a compaction or a fresh start the host's context no longer holds what we sent."""

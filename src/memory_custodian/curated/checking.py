@@ -1,9 +1,10 @@
 """`check` (validate the whole curated folder, one finding a line) and `status` (one screen a person reads).
 
-Finding codes, problems (exit 1): core-missing, manifest-invalid, route-missing, route-escapes,
-index-missing, not-indexed, over-budget, oversized-entry, unclosed-fence, not-utf8,
-protocol-missing, protocol-unsupported. Warnings (reported, exit 0): uncurated-brief, long-entry,
-unused-task-heading, duplicate-task-heading, manifest-ignored-line, cache-gitignore-missing.
+Finding codes, problems (exit 1): core-missing, manifest-invalid, manifest-lookalike-heading,
+manifest-section-missing, route-missing, route-escapes, index-missing, not-indexed, over-budget,
+oversized-entry, unclosed-fence, not-utf8, protocol-missing, protocol-unsupported,
+interrupted-write. Warnings (reported, exit 0): uncurated-brief, long-entry, unused-task-heading,
+duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-gitignore-missing.
 """
 
 from __future__ import annotations
@@ -12,10 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CustodianError
-from .manifest import CANONICAL_TASKS, TASK_KEYWORDS, Manifest, default_budget
+from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, TASK_KEYWORDS, Manifest, default_budget
 from .templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
+SECTION_TITLES = {
+    "memorycustodian protocol": "MemoryCustodian Protocol", "always load": "Always load", "load by task": "Load by task",
+    "optional module index": "Optional module index", "explicit only": "Explicit only", "context budget": "Context budget",
+    "optional rules": "Optional rules", "optional profiles": "Optional profiles", "area-specific memory": "Area-specific memory",
+}
 SUPPORTED_PROTOCOLS = ("0.5",)
 DECISION_ENTRY_BUDGET = 120  # MemoryCustodian's soft limit for one decision
 _TEMPLATE_BRIEF_MARKERS = (
@@ -138,6 +144,11 @@ def check_memory(memory) -> CheckResult:
                 if unit.kind == "section" and estimate_tokens(unit.text) > DECISION_ENTRY_BUDGET:
                     add(Finding(WARNING, "long-entry", f(name), unit.start_line,
                                 f"decision {unit.heading!r} is {estimate_tokens(unit.text)} tokens (> {DECISION_ENTRY_BUDGET}); keep decisions short"))
+    from .reading import interrupted_write
+
+    journal = interrupted_write(memory_dir)
+    if journal is not None:
+        add(Finding(PROBLEM, "interrupted-write", f(".cache/journal.json"), None, journal))
     brief = texts.get("brief.md")
     if brief is not None and any(marker in brief for marker in _TEMPLATE_BRIEF_MARKERS):
         add(Finding(WARNING, "uncurated-brief", f("brief.md"), 1,
@@ -166,6 +177,22 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
                     f"protocol_version {version} is not supported (this build reads {', '.join(SUPPORTED_PROTOCOLS)})"))
     for line, message in manifest.warnings:
         add(Finding(WARNING, "manifest-ignored-line", mpath, line, message))
+    for line, heading, known, odd in manifest.lookalikes:
+        add(Finding(PROBLEM, "manifest-lookalike-heading", mpath, line,
+                    f"`## {heading}` is not `## {SECTION_TITLES[known]}`: it contains {odd}, so the section "
+                    f"is ignored — retype the heading"))
+    present = {name for name, _ in manifest.sections}
+    for required in ("always load", "load by task"):
+        if required not in present:
+            add(Finding(PROBLEM, "manifest-section-missing", mpath, None,
+                        f"no `## {SECTION_TITLES[required]}` section, so "
+                        + ("no file is loaded for every task" if required == "always load" else "no task loads anything")
+                        + " — add it (see `memory-custodian init` for the layout)"))
+    faked = {line for line, *_ in manifest.lookalikes}
+    for name, line in manifest.sections:
+        if name not in KNOWN_SECTIONS and line not in faked:
+            add(Finding(WARNING, "manifest-unknown-section", mpath, line,
+                        f"`## ` section {name!r} is not part of the protocol; routing ignores it"))
     seen_tasks: dict[str, int] = {}
     for section in manifest.task_sections:
         heading = section.heading.casefold()

@@ -1,7 +1,8 @@
 """Path globs for area routing, and the normalisation of touched paths they are matched against.
 
 Globs are deliberately small and predictable: `*` and `?` match inside one path segment, `**`
-is a whole segment matching any depth (including none), everything else is literal. Matching is
+is a whole segment matching any depth (including none; a trailing `src/**` matches everything
+inside `src/`, not `src` itself, as in .gitignore), everything else is literal. Matching is
 on normalised, project-relative POSIX paths, so `./src\\store.py` and `src/store.py` are one path.
 """
 

@@ -12,9 +12,11 @@ We read manifests exactly as MemoryCustodian 0.9.1 writes them, and go a little 
   ``  - paths: `src/store/**`, `tests/test_store*.py` `` (areas: load when a touched path
   matches), ``  - tasks: planning, implementation`` (rules: load for those tasks),
   ``  - activation: explicit-only`` (never routed automatically), ``  - description: …``.
-- `## Explicit only`: files or folders (`archive/`) never loaded by routing.
+- `## Explicit only`: files or folders (`archive/`) that routing never loads on its own (only a
+  route naming a file loads it, as in 0.9.1); explain lists them as excluded.
 - `## Context budget`: ``- decisions.md: 800 tokens max`` overrides a default budget;
-  ``- rules/*.md: 400 tokens max per file`` applies to every match; ``- decisions.md: unbudgeted``
+  ``- rules/*.md: 400 tokens max per file`` (or ``- rules/: …``) applies to every match, exact
+  names first, then globs and folders in manifest order; ``- decisions.md: unbudgeted``
   removes the budget; the ledger's sections are budgeted as ``- ledger directives: 600 tokens max``
   (names in LEDGER_SECTIONS). Other notes (``- inbox.md: memory maintenance only``) are kept as
   text and change nothing.
@@ -235,7 +237,7 @@ class Manifest:
     """A parsed manifest. Everything keeps its source line, so findings can point at it."""
 
     __slots__ = ("path", "always", "task_sections", "index", "explicit_only", "budgets", "ledger_budgets",
-                 "metadata", "sections", "warnings")
+                 "metadata", "sections", "warnings", "lookalikes")
 
     def __init__(self, path: str):
         self.path = path
@@ -247,6 +249,7 @@ class Manifest:
         self.ledger_budgets: dict[str, int] = {}  # ledger section name -> tokens
         self.metadata: dict[str, str] = {}  # `## MemoryCustodian Protocol` fields
         self.sections: list[tuple[str, int]] = []  # H2 headings (casefolded) and lines
+        self.lookalikes: list[tuple[int, str, str, str]] = []  # (line, heading, imitated section, U+XXXX)
         self.warnings: list[tuple[int, str]] = []  # (line, message) for lines that were ignored
 
     def task_section(self, task: str) -> TaskSection | None:
@@ -293,7 +296,11 @@ class Manifest:
             if entry.overrides and entry.key == module:
                 return entry
         for entry in self.budgets:
-            if entry.overrides and any(ch in entry.key for ch in "*?") and globs.glob_match(entry.key, module):
+            if not entry.overrides:
+                continue
+            if any(ch in entry.key for ch in "*?") and globs.glob_match(entry.key, module):
+                return entry
+            if entry.key.endswith("/") and module.startswith(entry.key):
                 return entry
         return None
 
@@ -320,6 +327,25 @@ def budget_for(module: str, manifest: Manifest | None = None) -> int | None:
 
 _SINGLE_SECTIONS = ("always load", "load by task", "optional module index", "explicit only", "context budget",
                     "memorycustodian protocol")
+# Every `## ` heading MemoryCustodian writes; others are a person's prose and are left alone.
+KNOWN_SECTIONS = _SINGLE_SECTIONS + ("optional rules", "optional profiles", "area-specific memory")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# Latin look-alikes from Cyrillic and Greek, enough to unmask a heading that reads like ours.
+_CONFUSABLES = str.maketrans("АВЕКМНОРСТХаеорсухіјԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧοᴏ", "ABEKMHOPCTXaeopcyxijdABEZHIKMNOPTYXoo")
+
+
+def lookalike_of(heading: str) -> tuple[str, str] | None:
+    """(known section, first odd character as U+XXXX) if a non-ASCII `heading` imitates one of ours."""
+    if heading.isascii():
+        return None
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKC", heading.translate(_INVISIBLE)).translate(_CONFUSABLES)
+    plain = " ".join(plain.split()).casefold()
+    if plain not in KNOWN_SECTIONS:
+        return None
+    odd = next(ch for ch in heading if not ch.isascii())
+    return plain, f"U+{ord(odd):04X}"
 
 
 def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
@@ -354,6 +380,9 @@ def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
                 fail(number, f"duplicate `## {line[3:].strip()}` section; merge it into the first one")
             seen_h2.add(h2)
             manifest.sections.append((h2, number))
+            fake = lookalike_of(line[3:].strip())
+            if fake is not None:
+                manifest.lookalikes.append((number, line[3:].strip(), fake[0], fake[1]))
             continue
         if line.startswith("# "):
             h2 = h3 = None

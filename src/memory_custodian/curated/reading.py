@@ -211,6 +211,25 @@ def _resolve_inside(memory_dir: Path, module: str, manifest: Manifest) -> Path:
     return Path(current)
 
 
+def interrupted_write(memory_dir: Path) -> str | None:
+    """A sentence for a write journal left by a killed multi-file command, or None (one stat when none)."""
+    import os
+
+    path = os.path.join(memory_dir, ".cache", "journal.json")
+    if not os.path.exists(path):
+        return None
+    label = "write"
+    try:
+        import json
+
+        with open(path, encoding="utf-8") as handle:
+            label = str(json.load(handle).get("label") or label)
+    except (OSError, ValueError, AttributeError, RecursionError):
+        pass  # an unreadable journal is still a journal: say so with the generic label
+    return (f"an interrupted `{label}` left the memory folder half-applied (.cache/journal.json) — run any "
+            "write command, e.g. `memory-custodian compact`, to finish it")
+
+
 def load_manifest(memory_dir: Path) -> Manifest:
     path = memory_dir / "manifest.md"
     return parse_manifest(read_utf8(path), str(path))
@@ -227,6 +246,12 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     manifest = load_manifest(memory_dir)
     section = manifest.task_section(canonical)
     warnings: list[str] = []
+    for line, heading, known, odd in manifest.lookalikes:
+        warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
+                        f"{odd}), so it is ignored — run `memory-custodian check`")
+    journal = interrupted_write(memory_dir)
+    if journal is not None:
+        warnings.append(journal)
     if section is None and canonical != "general":
         warnings.append(f"the manifest has no `### ` heading under `## Load by task` for {canonical}; "
                         "only the always-load files were routed")
@@ -341,7 +366,8 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
             omissions.extend(s.omitted)
 
     inputs = {"task": task, "paths": touched, "query": query, **requested}
-    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only)
+    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
+                           warnings=[w for w in warnings if not w.startswith("required memory file")])
     return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
                       omissions, warnings, rendered, names_only)
 
@@ -368,7 +394,7 @@ def _short(ref: str, width: int = 60) -> str:
 
 
 def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections: list[Section],
-                omissions: list[Omission], *, names_only: bool = False) -> str:
+                omissions: list[Omission], *, names_only: bool = False, warnings: list[str] = ()) -> str:
     """The context pack: a header, each loaded file under its name, the ledger's sections, and what was left out."""
     head = f"# Memory context pack\nTask: {task}" + (f" (canonical: {canonical})" if task != canonical else "")
     blocks = [head]
@@ -395,4 +421,6 @@ def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections
             notes.append(f"- {s.name}: larger than its {s.budget}-token budget and kept whole")
     if notes:
         blocks.append("## Not loaded\n\n" + "\n".join(notes))
+    if warnings:  # the agent reading the pack should know what the person running `read` is told
+        blocks.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in warnings))
     return "\n\n".join(blocks) + "\n"

@@ -158,18 +158,19 @@ def split_units(text: str) -> Document:
         unit = Unit(BODY, _first_line(text), text, 1, _line_count(text))
         return Document(preamble="", units=[unit], source=text, mode=BODY, unclosed_fence_line=unclosed)
     units = []
+    append = units.append
+    find, count = text.find, text.count
     skip = 3 if mode == SECTION else 2
-    line = text.count("\n", 0, starts[0]) + 1
-    total = _line_count(text)
-    for position, start in enumerate(starts):
-        end = starts[position + 1] if position + 1 < len(starts) else len(text)
-        chunk = text[start:end]
-        newline = chunk.find("\n")
-        heading = (chunk if newline < 0 else chunk[:newline])[skip:].strip()
-        span = chunk.count("\n")
-        last = total if end == len(text) else line + span - 1
-        units.append(Unit(mode, heading, chunk, line, last))
+    line = count("\n", 0, starts[0]) + 1
+    size = len(text)
+    for start, end in zip(starts, starts[1:] + [size]):
+        newline = find("\n", start, end)
+        heading = text[start + skip: end if newline < 0 else newline].strip()
+        span = count("\n", start, end)
+        append(Unit(mode, heading, text[start:end], line, line + span - 1))
         line += span
+    if not text.endswith("\n"):
+        units[-1].end_line += 1  # the last line has no newline of its own
     return Document(preamble=text[: starts[0]], units=units, source=text, mode=mode, unclosed_fence_line=unclosed)
 
 

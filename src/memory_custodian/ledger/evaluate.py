@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ..errors import InvalidInput, NotFound
-from .model import KINDS, PRIORITIES
+from .model import KINDS
 
 DEFAULT_KS = (1, 5, 10, 20)
 DEFAULT_LIMIT = 10  # recall's default cutoff: what an agent sees when it asks without --limit
@@ -190,7 +190,9 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
     `k` is the headline cut (`recall@k`, what `--min-recall` gates); `limit` is the cutoff an agent
     sees, at which the miss rate is measured. Truth ids that do not exist or were forgotten are
     reported as truth errors and left out of the figures: they are a fault of the truth, not of
-    recall. Returns one JSON-ready dict (stable key and list order).
+    recall. MRR is over the first max(20, k, limit) results (one recall call at that depth serves
+    every cut; recall's below-cutoff ids give the deeper ranks), and `ms_per_query` times that call.
+    Returns one JSON-ready dict (stable key and list order).
     """
     from .ids import is_iso_utc, now_iso
     from .inputs import current_branch
@@ -303,7 +305,8 @@ def render_text(report: dict, *, max_misses: int = 30) -> str:
     if len(report["misses"]) > max_misses:
         lines.append(f"  … {len(report['misses']) - max_misses} more misses (--format json lists them all)")
     for e in report["truth_errors"]:
-        lines.append(f"  truth error {e['query_id']} (line {e['line']}): #{e['note']} is {e['problem']} — fix the truth file")
+        where = e["query_id"] if e["query_id"] == f"line {e['line']}" else f"{e['query_id']} (line {e['line']})"
+        lines.append(f"  truth error {where}: #{e['note']} is {e['problem']} — fix the truth file")
     for f in report["forbidden_shown"]:
         lines.append(f"  shown but should not be, {f['query_id']}: " + ", ".join(f"#{n}" for n in f["notes"]))
     return "\n".join(lines) + "\n"

@@ -126,6 +126,8 @@ def sorted_items(items) -> list[str]:
 
 
 def state_label(note: Note) -> str:
+    if note.state == "active":
+        return "active"
     reason = one_line(note.state_reason)
     tail = f" — {reason}" if reason else ""
     if note.state == "superseded":
@@ -167,12 +169,15 @@ def render_note(note: Note) -> str:
         for key in sorted(k for k in extra if k != "expires_default"):
             parts.append(f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n")
     parts.append("\n")
-    lines = escape_body(body_lines(note.body))
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if lines:
-        parts.append("\n".join(lines))
-        parts.append("\n\n")
+    body = note.body
+    if body:
+        # only a line starting with `#` or a backslash can need escaping: skip the per-line scan
+        lines = escape_body(body_lines(body)) if ("#" in body or "\\" in body or "\r" in body) else body.split("\n")
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines:
+            parts.append("\n".join(lines))
+            parts.append("\n\n")
     return "".join(parts)
 
 

@@ -144,12 +144,13 @@ def apply(note: Note | None, ev: dict) -> Note:
             provenance=ev.get("provenance", "human"), quote=ev.get("quote"),
             scope=ev.get("scope", "workspace"), branch=ev.get("branch"), expires=expires,
             supersedes=ev.get("supersedes"), created_at=at, created_by=ev["actor"], state="active",
-            extra=extra,
+            extra=extra, created_event=ev["id"],
         )
     elif op == "forget":
         note = Note(id=ev["note"], kind="", priority="", title="", body="", provenance="",
                     created_at=note.created_at if note else "", created_by=note.created_by if note else "",
-                    state="forgotten", event_count=note.event_count if note else 0)
+                    state="forgotten", event_count=note.event_count if note else 0,
+                    created_event=note.created_event if note else "")
     else:
         assert note is not None
         if op == "supersede":

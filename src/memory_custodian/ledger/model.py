@@ -67,6 +67,7 @@ class Note:
     last_event: str = ""  # id of the last event (edit check-in conflict detection)
     event_count: int = 0
     extra: dict = field(default_factory=dict)
+    created_event: str = ""  # id of the create event: the total order among notes created in one millisecond
 
     def state_at(self, now_iso: str) -> str:
         """The state at `now_iso`: an active or stale note whose `expires` has passed is expired."""

@@ -46,7 +46,7 @@ TASK_WORDS = frozenset(
     "one only other out over please same see some still such than too under until up us use used "
     "using very want way well would".split()
 )
-USE_TASK_WORDS = False  # measured: train +0.9 pt, test flat — off
+USE_TASK_WORDS = False  # measured twice: train +0.9 pt then flat, test flat — off
 
 # In a file name the query names (`logging.py`), the extension alone matches nearly every note
 # anchored to such a file: it adds cost and noise, never precision, so it is dropped there.
@@ -196,7 +196,7 @@ def synonyms(term: str) -> tuple[str, ...]:
 
 
 # The cap counting distinct stems only (`hangs` not using a slot of `hang`) was measured: train
-# -1.3 pt recall@10 — off; inflections in the expansion act as a damping that helps.
+# recall@10 -1.3 to -2.3 pt — off; inflections in the expansion act as a damping that helps.
 SYNONYM_DISTINCT_STEMS = False
 
 
@@ -217,6 +217,15 @@ def capped_synonyms(term: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# A query that names a symbol or a file (`InvoiceBuilder`, `invoice.py`) is already precise:
+# expanding its other words only lets look-alikes outrank the note about that code.
+PRECISE_NO_SYNONYMS = True
+
+
+def _names_code(query: str) -> bool:
+    return any(_compound_parts(run) for run in _RUN_RE.findall(query or ""))
+
+
 def build_match(query: str, paths=()) -> str | None:
     """An FTS5 MATCH expression: any of the query's terms, each quoted (no query syntax leaks in),
     their synonyms, and with `paths` (the caller's path filter) a phrase on the paths column for
@@ -235,7 +244,7 @@ def build_match(query: str, paths=()) -> str | None:
 
     for tok in terms:
         add(tok)
-    if USE_SYNONYMS:
+    if USE_SYNONYMS and not (PRECISE_NO_SYNONYMS and _names_code(query)):
         for tok in terms:
             for syn in capped_synonyms(tok):
                 for piece in split_identifier(syn):

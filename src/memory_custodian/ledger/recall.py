@@ -18,6 +18,7 @@ DEFAULT_STATES = ("active",)
 RECALL_STATES = ("active", "stale", "superseded", "revoked", "expired")
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
+SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
 EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, per reason, lowest ids first
 
 
@@ -122,6 +123,52 @@ def _path_filter(paths: list[str], key: str, params: dict) -> str:
             f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
 
 
+def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params, source, base, score, eff, scope_ok,
+              want_states, include_all, limit, ids, now):
+    """Rank, count and list exclusions from one scan of the candidates (the common case: a few
+    thousand at most), sorting in Python exactly as the SQL `ORDER BY` would."""
+    db = index.db
+
+    def scan(match_expr):
+        return db.execute(f"SELECT n.id, {score}, {eff}, {scope_ok}, n.created_at, n.created_event FROM {source} "
+                          f"WHERE {base} AND notes_fts MATCH :match", dict(params, match=match_expr)).fetchall()
+
+    rows = scan(rank_match)
+    inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
+    if rank_match != tiers[0] and len(inc) < limit:
+        rank_match = tiers[0]  # filters left too few in the narrow tier
+        rows = scan(rank_match)
+        inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
+    if rank_match != tiers[0]:
+        result.partial = broad_count - rank_count
+    # score DESC, created_at DESC, created_event DESC, id: stable sorts from the last key to the first
+    inc.sort(key=lambda r: r[0])
+    inc.sort(key=lambda r: r[5] or "", reverse=True)
+    inc.sort(key=lambda r: r[4] or "", reverse=True)
+    inc.sort(key=lambda r: r[1] or 0.0, reverse=True)
+    result.matched = len(inc)
+    top = inc[:limit]
+    notes = index.get_notes([r[0] for r in top])
+    for i, r in enumerate(top, 1):
+        note = notes[r[0]]
+        result.hits.append(RecallHit(rank=i, score=float(r[1] or 0.0), note=note, state=note.state_at(now)))
+    result.below_ids = [r[0] for r in inc[limit:limit + BELOW_IDS_CAP]]
+    if not include_all:
+        reasons: dict[str, int] = {}
+        listed: dict[str, list[str]] = {}
+        for r in rows:
+            if r[2] in want_states and r[3]:
+                continue
+            reason = r[2] if r[2] not in want_states else "other scope"
+            reasons[reason] = reasons.get(reason, 0) + 1
+            listed.setdefault(reason, []).append(r[0])
+        result.excluded_counts = reasons
+        if ids:
+            result.excluded_ids = {k: sorted(v)[:EXCLUDED_IDS_CAP] for k, v in listed.items()}
+    result.ids_listed = bool(ids)
+    return result
+
+
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
                now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True) -> RecallResult:
     """Rank, filter (inside the SQL, before the cutoff) and account for the rest.
@@ -184,7 +231,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         source = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
         weights = ", ".join(repr(w) for w in ranking.bm25_weights())
         score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
-        order = "score DESC, n.created_at DESC, n.id"
+        order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
         rank_match = tiers[0]
         count_sql = "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?"
@@ -201,11 +248,12 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         source = "notes n"
         if near:
             score = f"({near} * 1.0)"
-            order = "score DESC, n.prio, n.created_at DESC, n.id"
+            order = "score DESC, n.prio, n.created_at DESC, n.created_event DESC, n.id"
         else:
             score = "0.0"
             # with a selective filter, drive the query from it rather than from the priority index
-            order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.id"
+            # (created_event is unique, so this order is total and the notes_order index serves it)
+            order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.created_event DESC"
         rank_match = None
     match_cond = " AND notes_fts MATCH :match" if tiers else ""
 
@@ -227,6 +275,9 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
         result.matched = len(rows)
         return result
+    if tiers and rank_count <= SINGLE_PASS_MAX:
+        return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params, source, base, score, eff,
+                         scope_ok, want_states, include_all, limit, ids, now)
     rows = ranked(rank_match, limit + BELOW_IDS_CAP)
     if tiers and rank_match != tiers[0] and len(rows) < limit:
         rows = ranked(tiers[0], limit + BELOW_IDS_CAP)  # filters left too few in the narrow tier

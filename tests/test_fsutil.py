@@ -1,0 +1,68 @@
+"""The write primitives every tier relies on: atomic replace, the project lock, loud UTF-8 reads."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+
+import pytest
+
+from memory_custodian.errors import Corrupt, InvalidInput
+from memory_custodian.fsutil import atomic_write, ensure_cache_dir, project_lock, read_utf8
+
+
+def test_lock_serialises_threads_of_one_process(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    counter = {"value": 0}
+
+    def worker():
+        for _ in range(40):
+            with project_lock(memory):
+                with project_lock(memory):  # re-entrant inside one thread
+                    seen = counter["value"]
+                    time.sleep(0.0002)
+                    counter["value"] = seen + 1
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counter["value"] == 240
+
+
+def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
+    target = tmp_path / "a.md"
+    target.write_text("old\n")
+    atomic_write(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
+def test_cache_is_owner_only_and_ignored(tmp_path):
+    cache = ensure_cache_dir(tmp_path)
+    assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
+    assert (cache / ".gitignore").read_text() == "*\n"
+
+
+def test_symlinked_cache_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / ".cache").symlink_to(outside)
+    with pytest.raises(Corrupt, match="symlink"):
+        ensure_cache_dir(memory)
+    assert list(outside.iterdir()) == []
+
+
+def test_read_utf8_names_the_line_of_a_bad_byte(tmp_path):
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"ok\nstill ok\n\xff broken\n")
+    with pytest.raises(InvalidInput) as info:
+        read_utf8(bad)
+    assert info.value.line == 3
+    assert "UTF-8" in str(info.value)
