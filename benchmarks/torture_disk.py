@@ -7,6 +7,7 @@ the host; this file re-runs itself inside it (`python torture_disk.py --inner DI
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import resource
@@ -54,7 +55,9 @@ def _judge(result, before: dict, after: dict, memory_dir: Path) -> dict:
 def edit_argv(root: Path) -> list[str]:
     from memory_custodian.memory import Memory
 
-    name = str(Path(tempfile.mkdtemp(prefix="torture-buffer-")) / "checkout.md")
+    folder = tempfile.mkdtemp(prefix="torture-buffer-")  # outside the project: a full tmpfs has no room
+    atexit.register(shutil.rmtree, folder, True)
+    name = str(Path(folder) / "checkout.md")
     Memory.open(root).edit_checkout(name)
     with open(name, "a", encoding="utf-8") as fh:
         fh.write("\n### disk trouble edit\n- kind: finding\n\n" + "z" * 3000 + "\n")

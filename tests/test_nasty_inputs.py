@@ -299,3 +299,16 @@ def test_mcp_server_survives_garbage_frames(project):
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-1000:]
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert any(a.get("id") == 1 and "result" in a for a in answers)
+
+
+@pytest.mark.parametrize("text", [
+    "password=" + "a" * 200_000, "postgres://" + "a:" * 50_000, "x://" + "u" * 100_000 + ":" + "p" * 100_000,
+    "eyJ" + "a" * 100_000 + ".eyJ" + "b" * 100_000, "secret" * 20_000 + "=x", "api_key " * 30_000,
+    "a@" * 100_000, "x:" * 100_000 + "@"], ids=lambda t: t[:12])
+def test_secret_scanner_has_no_catastrophic_backtracking(text):
+    """Every write scans its text: a pathological input must cost time linear in its size."""
+    from memory_custodian.secrets import scan
+
+    started = time.monotonic()
+    scan(text)
+    assert time.monotonic() - started < 5

@@ -8,37 +8,92 @@ report, an error or a log line can never repeat the secret it found.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .errors import Refused
 
 
-@dataclass(frozen=True, order=True)
 class SecretFinding:
+    """Where a secret was found and what kind, never the secret: immutable, ordered by place.
+
+    A plain class with a dataclass's behaviour (frozen, ordered, hashable): building a dataclass
+    costs every fresh `remember` and every prompt hook a couple of milliseconds.
+    """
+
+    __slots__ = ("line", "column", "kind")
+    __match_args__ = ("line", "column", "kind")
+
     line: int  # 1-based
     column: int  # 1-based
     kind: str  # e.g. "AWS access key"
+
+    def __init__(self, line: int, column: int, kind: str):
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "kind", kind)
+
+    def _key(self) -> tuple:
+        return (self.line, self.column, self.kind)
+
+    def __setattr__(self, name, value):
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return f"SecretFinding(line={self.line!r}, column={self.column!r}, kind={self.kind!r})"
+
+    def __eq__(self, other):
+        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __lt__(self, other):
+        return self._key() < other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __le__(self, other):
+        return self._key() <= other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __gt__(self, other):
+        return self._key() > other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __ge__(self, other):
+        return self._key() >= other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "line": self.line, "column": self.column}
 
 
+# The patterns are compiled on first use, and each only for a text holding a literal that every
+# match of it must contain (`_TRIGGERS`): compiling them all cost every fresh `remember` and every
+# prompt hook more than the rest of the detector, and most texts trigger none.
+_COMPILED: dict[str, re.Pattern] = {}
+
+
+def _compiled(source: str, flags: int = 0) -> re.Pattern:
+    pattern = _COMPILED.get(source)
+    if pattern is None:
+        pattern = _COMPILED[source] = re.compile(source, flags)
+    return pattern
+
+
 # Placeholders people write in docs instead of a real value; they must pass.
-_PLACEHOLDER_RE = re.compile(
-    r"""^(?:
+_PLACEHOLDER_SRC = r"""^(?:
         <[^>]*> | \$\{\{[^}]*\}\} | \$\{[^}]*\} | \{[^{}]*\} | \$\(?[A-Za-z_][A-Za-z0-9_]*\)? | \{\{[^}]*\}\} | %\(?[A-Za-z_]*\)?s? |
         \*+ | x+ | X+ | \.+ | -+ | _+ |
         (?i:password|passwd|pass|pwd|secret|changeme|example|redacted|placeholder|none|null|nil|
             true|false|undefined|empty|your[-_a-z]*|my[-_a-z]*|dummy|fake|test|todo|tbd|hidden|env|
             \[redacted\]|\.\.\.|xxx+|user|username|token)
-    )$""",
-    re.X,
-)
+    )$"""
 
 # The value after `password=` counts as literal when it is quoted, or when it is a bare word
 # that is not code (a call, an attribute, a subscript, a variable reference).
-_ASSIGN_RE = re.compile(
-    r"""(?ix)
+_ASSIGN_SRC = r"""(?ix)
     (?<![A-Za-z0-9])
     (?P<key>[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|
         auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret))
@@ -48,38 +103,56 @@ _ASSIGN_RE = re.compile(
       | (?P<bare>[^\s"'`,;)\]}]+)
     )
     """
-)
 
-_CONN_RE = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?P<user>[^\s:/@'\"]*):(?P<pw>[^\s@/'\"]+)@[^\s'\"]+")
+_CONN_SRC = r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?P<user>[^\s:/@'\"]*):(?P<pw>[^\s@/'\"]+)@[^\s'\"]+"
 
 # (kind, pattern) — the order matters only where one kind is a prefix of another
 # (Anthropic keys start like OpenAI's), so the more specific pattern comes first.
-_PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b")),
-    ("AWS secret access key", re.compile(
-        r"(?i)\baws_?secret_?(?:access_?)?key\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])")),
-    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
-    ("GitLab token", re.compile(r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|agent)-[A-Za-z0-9_-]{20,}")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("Slack webhook URL", re.compile(r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
+_PATTERNS: list[tuple[str, str]] = [
+    ("private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
+    ("AWS secret access key",
+     r"(?i)\baws_?secret_?(?:access_?)?key\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
+    ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+    ("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|agent)-[A-Za-z0-9_-]{20,}"),
+    ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("Slack webhook URL", r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+"),
     # pk_ keys are publishable by design; only secret (sk_) and restricted (rk_) keys are credentials
-    ("Stripe key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
     # legacy keys are one unbroken alphanumeric run, so hyphenated prose such as
     # `sk-learn-compatible-estimators` never matches; project keys carry their prefix
-    ("OpenAI API key", re.compile(
-        r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
-    ("Google OAuth token", re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}")),
-    ("Google OAuth client secret", re.compile(r"\bGOCSPX-[0-9A-Za-z_-]{20,}")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("OpenAI API key",
+     r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))"),
+    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+    ("Google OAuth token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
+    ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_-]{20,}"),
+    ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 ]
+
+# For each kind, literals of which every match contains at least one, matched case-sensitively
+# (a case-insensitive pattern gets only a literal it spells without letters: `:` or `=`).
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "private key block": ("-----BEGIN ",),
+    "AWS access key": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
+    "AWS secret access key": (":", "="),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "GitLab token": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "gloas-", "glagent-"),
+    "Slack token": ("xox",),
+    "Slack webhook URL": ("https://hooks.slack.com/services/T",),
+    "Stripe key": ("k_live_", "k_test_"),
+    "Anthropic API key": ("sk-ant-",),
+    "OpenAI API key": ("sk-",),
+    "Google API key": ("AIza",),
+    "Google OAuth token": ("ya29.",),
+    "Google OAuth client secret": ("GOCSPX-",),
+    "JWT": ("eyJ",),
+}
 
 
 def _literal_value(value: str, quoted: bool) -> bool:
     value = value.strip()
-    if len(value) < 4 or _PLACEHOLDER_RE.match(value):
+    if len(value) < 4 or _compiled(_PLACEHOLDER_SRC, re.X).match(value):
         return False
     if quoted:
         return True
@@ -107,13 +180,16 @@ def scan(text: str) -> list[SecretFinding]:
     if not text:
         return []
     spans: list[tuple[int, int, str]] = []
-    for kind, pattern in _PATTERNS:
-        for m in pattern.finditer(text):
-            spans.append((m.start(), m.end(), kind))
-    for m in _CONN_RE.finditer(text):
+    for kind, source in _PATTERNS:
+        if any(t in text for t in _TRIGGERS[kind]):
+            for m in _compiled(source).finditer(text):
+                spans.append((m.start(), m.end(), kind))
+    conn = _compiled(_CONN_SRC).finditer(text) if "://" in text else ()
+    for m in conn:
         if _literal_value(m.group("pw"), quoted=True):
             spans.append((m.start(), m.end(), "connection string with a password"))
-    for m in _ASSIGN_RE.finditer(text):
+    assign = _compiled(_ASSIGN_SRC).finditer(text) if (":" in text or "=" in text) else ()
+    for m in assign:
         quoted = m.group("q") is not None
         value = m.group("qval") if quoted else m.group("bare")
         if _literal_value(value or "", quoted):

@@ -169,7 +169,8 @@ def _high_tasks(memory) -> tuple[str, list[str]]:
 
     # Without a query recall orders by priority first: if the one past the shown ones is high
     # too, there are more.
-    result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1)
+    # Only the hits are used: no counting of what fell below the cutoff.
+    result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1, counts=False, ids=False)
     high = [h for h in result.hits if h.note.priority == "high"]
     if not high:
         return "", []

@@ -5,8 +5,6 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .fence import provenance_frame, state_frame
 
 # A prompt hook line must earn its place: its score is at least this share of the best one's,
@@ -15,10 +13,20 @@ RELATIVE_FLOOR = 0.35
 MIN_SHARED_TERMS = 2
 
 
-@dataclass
 class Hit:
-    note: object
-    score: float
+    """A note and its score. (A plain class: building a dataclass costs a hook process start-up time.)"""
+
+    __slots__ = ("note", "score")
+
+    def __init__(self, note: object, score: float):
+        self.note = note
+        self.score = score
+
+    def __repr__(self) -> str:
+        return f"Hit(note={self.note!r}, score={self.score!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Hit) and (self.note, self.score) == (other.note, other.score)
 
 
 def _raw_hits(result) -> list:
@@ -61,7 +69,8 @@ def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
 
 def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
     """The top notes for a prompt that clear the relevance floor, and how many matched below it."""
-    result = memory.recall(focus_query(prompt), limit=limit * 2)
+    # ids=False: the hook shows counts, never the excluded ids, so SQL need not list them
+    result = memory.recall(focus_query(prompt), limit=limit * 2, ids=False)
     hits = hits_of(result)
     if not hits:
         return [], 0
@@ -81,7 +90,7 @@ def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
 def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int]:
     """Active gotchas anchored to any of `paths` (by priority then recency), and how many more
     matched beyond `limit`."""
-    result = memory.recall(None, kinds=("gotcha",), paths=tuple(paths), limit=limit)
+    result = memory.recall(None, kinds=("gotcha",), paths=tuple(paths), limit=limit, ids=False)
     return [h.note for h in hits_of(result)], int(getattr(result, "below_cutoff", 0) or 0)
 
 

@@ -189,13 +189,15 @@ def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = S
         return 0
     now = time.time() if now is None else now
     removed = 0
-    for path in directory.iterdir():
-        if path.suffix not in (".json", ".lock"):
-            continue
-        try:
-            if now - path.stat().st_mtime > ttl:
-                path.unlink()
-                removed += 1
-        except FileNotFoundError:
-            continue
+    # os.scandir, not Path objects: this runs at every session start over every session's files.
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if not entry.name.endswith((".json", ".lock")) or entry.name in (".json", ".lock"):
+                continue
+            try:
+                if now - entry.stat(follow_symlinks=True).st_mtime > ttl:
+                    os.unlink(entry.path)
+                    removed += 1
+            except FileNotFoundError:
+                continue
     return removed

@@ -9,6 +9,7 @@ one `edit` checks out, so what people review is what they edit.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from datetime import datetime, timezone
 
 from .model import KINDS, STATES, Note
@@ -138,55 +139,152 @@ def state_label(note: Note) -> str:
     return f"{note.state}{tail}"
 
 
-def render_note(note: Note) -> str:
-    """One note's block, ending in a blank line (one f-string for the fixed part: this runs 75k times)."""
-    tags = format_list(sorted_items(note.tags)) if note.tags else ""
-    paths = format_list(sorted_items(note.paths), code=True) if note.paths else ""
-    title = one_line(note.title)
-    parts = [
-        f"### [#{note.id}] {title}\n" if title else f"### [#{note.id}]\n",
-        f"- kind: {note.kind}\n- priority: {note.priority}\n",
-        f"- tags: {tags}\n" if tags else "- tags:\n",
-        f"- paths: {paths}\n" if paths else "- paths:\n",
-        f"- provenance: {note.provenance}\n- state: {state_label(note)}\n- created: {utc(note.created_at)} by {note.created_by}\n",
-    ]
-    if note.updated_at and note.updated_at != note.created_at:
-        parts.append(f"- updated: {utc(note.updated_at)}\n")
-    if note.supersedes:
-        parts.append(f"- supersedes: #{note.supersedes}\n")
-    extra = note.extra
-    if note.expires:
-        default = " (the kind's default lifetime)" if extra and extra.get("expires_default") else ""
-        parts.append(f"- expires: {utc(note.expires)}{default}\n")
-    if note.scope and note.scope != "workspace":
-        branch = f" `{note.branch}`" if note.branch else ""
-        parts.append(f"- scope: {note.scope}{branch}\n")
-    if note.quote or extra:
-        import json
+# The renderer reads rows, not `Note`s: `(values, title, body, tags, paths)` with `values` a
+# sequence in the order of the `fields` it is given. The index hands over its stored rows as they
+# are (no object per note); `render_export` turns `Note`s into the same rows, so both paths share
+# one renderer and give the same bytes. tags/paths: a tuple, or the index's newline-joined text.
+TEXT_FIELDS = ("title", "body", "tags", "paths")
+NOTE_FIELDS = tuple(f for f in Note.__dataclass_fields__ if f not in TEXT_FIELDS)
+RENDER_FIELDS = ("id", "kind", "priority", "provenance", "quote", "scope", "branch", "expires", "supersedes",
+                 "created_at", "created_by", "state", "superseded_by", "state_reason", "updated_at", "extra")
 
-        if note.quote:
-            parts.append(f"- quote: {json.dumps(note.quote, ensure_ascii=False)}\n")
-        for key in sorted(k for k in extra if k != "expires_default"):
-            parts.append(f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n")
-    parts.append("\n")
-    body = note.body
-    if body:
-        # only a line starting with `#` or a backslash can need escaping: skip the per-line scan
-        lines = escape_body(body_lines(body)) if ("#" in body or "\\" in body or "\r" in body) else body.split("\n")
-        while lines and not lines[-1].strip():
-            lines.pop()
-        if lines:
-            parts.append("\n".join(lines))
-            parts.append("\n\n")
-    return "".join(parts)
+
+def note_row(note: Note) -> tuple:
+    d = note.__dict__
+    return ([d[f] for f in NOTE_FIELDS], note.title, note.body, tuple(note.tags or ()), tuple(note.paths or ()))
+
+
+_LABEL_LINES: dict[tuple, str] = {}  # (field, raw tags or paths) -> rendered line; combinations repeat
+
+
+def _label_line(name: str, raw, code: bool) -> str:
+    key = (name, raw)
+    line = _LABEL_LINES.get(key)
+    if line is None:
+        items = raw.split("\n") if raw.__class__ is str else raw
+        text = format_list(sorted_items(items), code=code) if items else ""
+        line = f"- {name}: {text}\n" if text else f"- {name}:\n"
+        if len(_LABEL_LINES) > 100_000:
+            _LABEL_LINES.clear()
+        _LABEL_LINES[key] = line
+    return line
+
+
+def render_note(note: Note) -> str:
+    """One note's block, ending in a blank line."""
+    out: list[str] = []
+    _render_blocks(out, [(utc(note.created_at), note.id, note_row(note))], NOTE_FIELDS)
+    return out[0]
+
+
+def _render_blocks(out: list, entries, fields) -> None:
+    """Append each entry's block to `out` as one string; entries are `(UTC created at, id, row)`.
+
+    This runs 75k times on a big ledger: one f-string per block, lines that are usually absent
+    tested once, and a body that needs no escaping or trimming copied as it is.
+    """
+    ix = {f: i for i, f in enumerate(fields)}
+    (i_kind, i_prio, i_prov, i_quote, i_scope, i_branch, i_expires, i_sup, i_created, i_by, i_state,
+     i_supby, i_reason, i_updated, i_extra) = (ix[f] for f in RENDER_FIELDS[1:])
+    ap = out.append
+    label = _label_line
+    for created, nid, (v, title, body, tags, paths) in entries:
+        if title:
+            title = " ".join(title.split())
+            if title:
+                title = " " + title
+        state = v[i_state]
+        if state == "active":
+            state_text = "active"
+        else:
+            reason = v[i_reason]
+            reason = " ".join(reason.split()) if reason else ""
+            tail = f" — {reason}" if reason else ""
+            if state == "superseded":
+                by = v[i_supby]
+                state_text = f"superseded by #{by}{tail}" if by else f"superseded{tail}"
+            else:
+                state_text = f"{state}{tail}"
+        opt = ""
+        updated = v[i_updated]
+        if updated and updated != v[i_created]:
+            opt = f"- updated: {utc(updated)}\n"
+        if v[i_sup]:
+            opt += f"- supersedes: #{v[i_sup]}\n"
+        extra = v[i_extra]
+        expires = v[i_expires]
+        if expires:
+            default = " (the kind's default lifetime)" if extra and extra.get("expires_default") else ""
+            opt += f"- expires: {utc(expires)}{default}\n"
+        scope = v[i_scope]
+        if scope and scope != "workspace":
+            branch = v[i_branch]
+            opt += f"- scope: {scope} `{branch}`\n" if branch else f"- scope: {scope}\n"
+        quote = v[i_quote]
+        if quote or extra:
+            import json
+
+            if quote:
+                opt += f"- quote: {json.dumps(quote, ensure_ascii=False)}\n"
+            for key in sorted(k for k in extra if k != "expires_default"):
+                opt += f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n"
+        if body:
+            if "#" in body or "\\" in body or "\r" in body or body[-1].isspace():
+                # only a line starting with `#` or a backslash can need escaping; trailing blank lines go
+                lines = escape_body(body_lines(body)) if ("#" in body or "\\" in body or "\r" in body) \
+                    else body.split("\n")
+                while lines and not lines[-1].strip():
+                    lines.pop()
+                body = "\n".join(lines)
+            # else: the last line is not blank and nothing needs escaping: the text is the lines joined
+        end = f"\n{body}\n\n" if body else "\n"
+        tag_line = label("tags", tags, False) if tags else "- tags:\n"
+        path_line = label("paths", paths, True) if paths else "- paths:\n"
+        ap(f"### [#{nid}]{title}\n- kind: {v[i_kind]}\n- priority: {v[i_prio]}\n{tag_line}{path_line}"
+           f"- provenance: {v[i_prov]}\n- state: {state_text}\n- created: {created} by {v[i_by]}\n{opt}{end}")
+
+
+def _joined_key(entry) -> str:
+    return entry[0] + entry[1]
+
+
+_pair_key = itemgetter(0, 1)
 
 
 def render_export(notes, *, source: str = "docs/memory/ledger/") -> str:
     """The whole mirror. `notes` in any order; forgotten notes are never rendered."""
-    notes = sorted((n for n in notes if n.state != "forgotten"), key=sort_key)
+    return render_rows([note_row(n) for n in notes if n.state != "forgotten"], fields=NOTE_FIELDS, source=source)
+
+
+def render_rows(rows, *, fields=NOTE_FIELDS, source: str = "docs/memory/ledger/") -> str:
+    """The whole mirror from rows (see `note_row`), in any order; forgotten notes are never rendered.
+
+    Order: fixed kind order (unknown kinds after, by name), then `(UTC created at, note id)` —
+    the id is the total tie-break (and the input position after it, should an id repeat).
+    """
+    i_id, i_kind, i_state, i_created = (fields.index(f) for f in ("id", "kind", "state", "created_at"))
     counts = {state: 0 for state in STATES if state != "forgotten"}
-    for note in notes:
-        counts[note.state] = counts.get(note.state, 0) + 1
+    by_kind: dict[str, list] = {}
+    n = 0
+    fixed_width = True  # every UTC time is 24 characters: then `time + id` sorts as `(time, id)` does
+    for row in rows:
+        v = row[0]
+        state = v[i_state]
+        if state == "forgotten":
+            continue
+        counts[state] = counts.get(state, 0) + 1
+        kind = v[i_kind]
+        bucket = by_kind.get(kind)
+        if bucket is None:
+            bucket = by_kind[kind] = []
+        created = utc(v[i_created])
+        if len(created) != 24:
+            fixed_width = False
+        bucket.append((created, v[i_id], row))
+        n += 1
+    # one string key per note compares much faster than a tuple; sort is stable, so notes with the
+    # same time and id (only possible in hand-made input) keep their input order either way
+    order = _joined_key if fixed_width else _pair_key
     summary = " · ".join(f"{counts[s]} {s}" for s in sorted(counts, key=lambda s: (STATES.index(s) if s in STATES else 99, s)))
     header = [
         HEADER_COMMENT,
@@ -197,17 +295,18 @@ def render_export(notes, *, source: str = "docs/memory/ledger/") -> str:
         "`memory-custodian edit` (or `remember`, `supersede`, `revoke`, `forget --note`).",
         "Every note is listed, superseded, revoked and expired ones included; times are UTC.",
         "",
-        f"**{len(notes)} notes**: {summary}",
+        f"**{n} notes**: {summary}",
         "",
     ]
     out = ["\n".join(header) + "\n"]
-    per_kind: dict[str, int] = {}
-    for note in notes:
-        per_kind[note.kind] = per_kind.get(note.kind, 0) + 1
-    current = None
-    for note in notes:
-        if note.kind != current:
-            current = note.kind
-            out.append(f"## {SECTION_LABELS.get(current, current.capitalize())} ({per_kind[current]})\n\n")
-        out.append(render_note(note))
-    return "".join(out).rstrip("\n") + "\n"
+    for kind in sorted(by_kind, key=lambda k: (KIND_ORDER.get(k, len(KINDS)), k)):
+        bucket = by_kind[kind]
+        bucket.sort(key=order)
+        out.append(f"## {SECTION_LABELS.get(kind, kind.capitalize())} ({len(bucket)})\n\n")
+        _render_blocks(out, bucket, fields)
+    # the text ends in exactly one newline (trimmed per piece: no copy of the whole text)
+    while len(out) > 1 and not out[-1].rstrip("\n"):
+        out.pop()
+    out[-1] = out[-1].rstrip("\n")
+    out.append("\n")
+    return "".join(out)

@@ -9,7 +9,6 @@ caught up incrementally equals a fresh rebuild.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -85,19 +84,43 @@ UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?
 
 
 def _path_match_sql(paths_text, query_paths_json):
+    """SQL `path_match(paths_text, json)`: memoised per distinct anchor list, because many notes
+    share their anchors and the glob matching is the costly part of a path-filtered recall."""
     if not paths_text:
         return 0
-    return 1 if any_match(paths_text.split("\n"), _query_paths(query_paths_json)) else 0
+    memo = _query_paths(query_paths_json)
+    hit = memo[1].get(paths_text)
+    if hit is None:
+        hit = memo[1][paths_text] = 1 if any_match(paths_text.split("\n"), memo[0]) else 0
+        if len(memo[1]) > 4096:
+            memo[1].clear()
+    return hit
 
 
-_QP: dict[str, list] = {}
+_QP: dict[str, tuple] = {}
 
 
-def _query_paths(text: str) -> list:
-    if text not in _QP:
+def _query_paths(text: str) -> tuple:
+    """(paths, {paths_text: result}) for the query's paths (one entry: the current query)."""
+    got = _QP.get(text)
+    if got is None:
         _QP.clear()
-        _QP[text] = json.loads(text)
-    return _QP[text]
+        got = _QP[text] = (json.loads(text), {})
+    return got
+
+
+def _shard_stats(ledger_dir) -> dict:
+    """{name: stat} of the shards, as `Ledger.shards()` lists them (`*.jsonl` regular files), in one
+    directory scan: every recall checks them, so this avoids pathlib's glob on the hot path."""
+    out = {}
+    try:
+        with os.scandir(ledger_dir) as entries:
+            for entry in entries:
+                if entry.name.endswith(".jsonl") and not entry.name.startswith(".") and entry.is_file():
+                    out[entry.name] = entry.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    return out
 
 
 class Index:
@@ -172,15 +195,15 @@ class Index:
     def _plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
         stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
-        on_disk = {p.name: p for p in self.ledger.shards()}
+        on_disk = _shard_stats(self.ledger.dir)
         if set(stored) - set(on_disk):
             return "rebuild", None
         work = []
-        for name, path in sorted(on_disk.items()):
-            st = path.stat()
+        for name, st in sorted(on_disk.items()):
             row = stored.get(name)
             if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
                 continue
+            path = self.ledger.dir / name
             if row is None:
                 work.append((name, path, st, 0, 0))
                 continue
@@ -220,6 +243,8 @@ class Index:
             raise
 
     def _grow(self, work) -> dict | None:
+        import hashlib  # only when shards grew: OpenSSL's load is a hook's start-up cost
+
         new_events: list[dict] = []
         shard_rows = []
         for item in work:
@@ -344,6 +369,8 @@ class Index:
             db.execute("PRAGMA cache_size=-2000")
 
     def _rebuild_into(self, progress, files: list[int]) -> dict:
+        import hashlib
+
         db = self.db
         for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
             db.execute(f"DELETE FROM {table}")

@@ -263,34 +263,73 @@ def build_match(query: str, paths=()) -> str | None:
 # all terms in the title or tags) provided it still fills the page. Everything else that matched
 # is still counted below the cutoff.
 CANDIDATE_LIMIT = 3000
+# The broad tier of such a query is counted up to this many notes; past it, how many share only
+# some of the words is reported as a lower bound (`at least N`), never silently as exact.
+BROAD_COUNT_CAP = 5000
+MAX_TIER_UNITS = 7  # above this many words or parts, only the every-word tiers (combinations grow fast)
 
 
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _at_least(units: list[str], need: int) -> str:
+    """FTS5 for "at least `need` of `units`": an OR of the conjunctions (units are few)."""
+    from itertools import combinations
+
+    if need >= len(units):
+        return " AND ".join(f"({u})" for u in units)
+    return " OR ".join("(" + " AND ".join(f"({u})" for u in combo) + ")" for combo in combinations(units, need))
+
+
 def match_tiers(query: str, paths=()) -> list[str]:
-    """MATCH expressions from broadest to narrowest; the first defines what "matched" means."""
+    """MATCH expressions from broadest to narrowest; the first defines what "matched" means.
+
+    The narrower ones bound the work on big ledgers (see CANDIDATE_LIMIT): the query's words (or
+    the parts of the one identifier it names) with at least all but two, then all but one, then
+    every one of them present, then every one in the title or tags. A note that shares more of
+    the words scores higher under BM25 anyway, so a narrower tier mostly holds the broad top."""
     broad = build_match(query, paths)
     if broad is None:
         return []
-    groups = []
+    groups: list[list[str]] = []
     for m in _IDENT_RE.finditer(query or ""):
         parts = [p for p in split_identifier(m.group(0)) if p not in STOPWORDS]
-        if not parts:
-            continue
-        group = " AND ".join(_quote(p) for p in parts)
-        if len(parts) > 1:
-            group = f"({group}) OR {_quote(''.join(parts))}"
-        if group not in groups:
-            groups.append(group)
+        if parts and parts not in groups:
+            groups.append(parts)
     tiers = [broad]
-    if len(groups) > 1:
-        tiers.append(" AND ".join(f"({g})" for g in groups))
-    if groups:
-        every = " AND ".join(f"({g})" for g in groups)
-        tiers.append("{title tags_text} : (" + every + ")")
-    return tiers
+    if not groups:
+        return tiers
+    if len(groups) == 1 and len(groups[0]) > 1:
+        # one identifier: its parts are the units, and its joined form always qualifies
+        joined = _quote("".join(groups[0]))
+        units = [_quote(p) for p in dict.fromkeys(groups[0])]
+        extra = f" OR {joined}"
+    else:
+        units = []
+        for parts in groups:
+            unit = " AND ".join(_quote(p) for p in parts)
+            if len(parts) > 1:
+                unit = f"({unit}) OR {_quote(''.join(parts))}"
+            if unit not in units:
+                units.append(unit)
+        extra = ""
+    n = len(units)
+    if n <= MAX_TIER_UNITS:
+        for need in range(max(1, n - 2), n + 1):
+            tiers.append(_at_least(units, need) + extra)
+    else:
+        tiers.append(_at_least(units, n) + extra)
+    every = _at_least(units, n) + extra
+    tiers.append("{title tags_text} : (" + every + ")")
+    out: list[str] = []
+    seen: set[str] = set()
+    for t in tiers:
+        key = t.replace("(", "").replace(")", "")
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
 
 
 def _case(column: str, table: dict) -> str:

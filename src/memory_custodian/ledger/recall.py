@@ -51,6 +51,7 @@ class RecallResult:
     counted: bool = True  # False when the caller asked for the hits only (counts=False)
     ids_listed: bool = True  # False when the caller asked for counts without excluded ids (ids=False)
     partial: int = 0  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
+    partial_exact: bool = True  # False: `partial` is a lower bound (the broad match was not counted in full)
 
     @property
     def below_cutoff(self) -> int:
@@ -70,7 +71,8 @@ class RecallResult:
         if reasons:
             text += f" ({reasons})"
         if self.partial:
-            text += f"; {self.partial} more share only some of the words"
+            at_least = "" if self.partial_exact else "at least "
+            text += f"; {at_least}{self.partial} more share only some of the words"
         if total:
             text += " — --all to include"
         elif self.below_cutoff:
@@ -95,6 +97,7 @@ class RecallResult:
                          "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values()),
                          "ids_listed": self.ids_listed},
             "summary": self.footer(), "counted": self.counted, "partial": self.partial,
+            "partial_exact": self.partial_exact,
         }
 
 
@@ -123,8 +126,8 @@ def _path_filter(paths: list[str], key: str, params: dict) -> str:
             f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
 
 
-def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params, source, base, score, eff, scope_ok,
-              want_states, include_all, limit, ids, now):
+def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score, eff,
+              scope_ok, want_states, include_all, limit, ids, now):
     """Rank, count and list exclusions from one scan of the candidates (the common case: a few
     thousand at most), sorting in Python exactly as the SQL `ORDER BY` would."""
     db = index.db
@@ -135,17 +138,44 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params,
 
     rows = scan(rank_match)
     inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
-    if rank_match != tiers[0] and len(inc) < limit:
-        rank_match = tiers[0]  # filters left too few in the narrow tier
+    at = tiers.index(rank_match)
+    chosen = rank_match
+    while at and len(inc) < limit:
+        at -= 1  # filters left too few in the narrow tier: the next broader one
+        rank_match = tiers[at]
         rows = scan(rank_match)
         inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
     if rank_match != tiers[0]:
-        result.partial = broad_count - rank_count
-    # score DESC, created_at DESC, created_event DESC, id: stable sorts from the last key to the first
+        result.partial = broad_count - (rank_count if rank_match == chosen else _count(db, rank_match))
+        result.partial_exact = broad_exact
+    # score DESC, created_at DESC, created_event DESC, then id: a stable sort by id, then one by the
+    # rest reversed (reverse=True keeps equal items in their order)
     inc.sort(key=lambda r: r[0])
-    inc.sort(key=lambda r: r[5] or "", reverse=True)
-    inc.sort(key=lambda r: r[4] or "", reverse=True)
+    inc.sort(key=lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""), reverse=True)
+    return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
+
+
+def _browse_pass(index, result, params, base, score, eff, scope_ok, want_states, include_all, limit, ids, now):
+    """Without a query but with a selective filter (paths, tags): the same one scan, or None when
+    the filter keeps more than SINGLE_PASS_MAX notes (the SQL passes serve those better)."""
+    if SINGLE_PASS_MAX < 0:
+        return None
+    rows = index.db.execute(
+        f"SELECT n.id, {score}, {eff}, {scope_ok}, n.created_at, n.created_event, n.prio FROM notes n WHERE {base} "
+        f"LIMIT :one_pass_cap", dict(params, one_pass_cap=SINGLE_PASS_MAX + 1)).fetchall()
+    if len(rows) > SINGLE_PASS_MAX:
+        return None
+    inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
+    # score DESC (near a touched path), prio, created_at DESC, created_event DESC, id — as the SQL orders
+    inc.sort(key=lambda r: r[0])
+    inc.sort(key=lambda r: (r[4] or "", r[5] or ""), reverse=True)
+    inc.sort(key=lambda r: r[6])
     inc.sort(key=lambda r: r[1] or 0.0, reverse=True)
+    return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
+
+
+def _account(index, result, rows, inc, want_states, include_all, limit, ids, now):
+    """Fill `result` from one scan: `rows` every candidate, `inc` the included ones in rank order."""
     result.matched = len(inc)
     top = inc[:limit]
     notes = index.get_notes([r[0] for r in top])
@@ -167,6 +197,42 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params,
             result.excluded_ids = {k: sorted(v)[:EXCLUDED_IDS_CAP] for k, v in listed.items()}
     result.ids_listed = bool(ids)
     return result
+
+
+def _count(db, match_expr: str, cap: int | None = None) -> int:
+    """How many notes `match_expr` matches (unfiltered), reading at most `cap` + 1 of them."""
+    if cap is None:
+        return db.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,)).fetchone()[0]
+    return db.execute("SELECT count(*) FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)",
+                      (match_expr, cap + 1)).fetchone()[0]
+
+
+def _choose_tier(db, tiers: list[str], limit: int):
+    """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
+    page. Returns (tier, broad count, tier count, whether the broad count is exact).
+
+    Counting reads the FTS doclists only, and stops past the caps: a broad query over a big
+    ledger is never counted in full (its count is then a lower bound, and said to be one)."""
+    cap = ranking.CANDIDATE_LIMIT
+    if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) <= cap:
+        return tiers[0], 0, 0, True  # a small ledger: nothing to narrow, nothing to count
+    broad = _count(db, tiers[0], ranking.BROAD_COUNT_CAP)
+    broad_exact = broad <= ranking.BROAD_COUNT_CAP
+    if broad <= cap:
+        return tiers[0], broad, broad, broad_exact
+    rank_match, rank_count = tiers[0], broad
+    for tier in tiers[1:]:
+        n = _count(db, tier, cap)
+        if n < max(limit, 1):
+            break
+        rank_match, rank_count = tier, n
+        if n <= cap:
+            break
+    if rank_count > cap and rank_match != tiers[0]:
+        rank_count = _count(db, rank_match)
+    elif rank_count > cap:
+        rank_count = broad if broad_exact else _count(db, rank_match)
+    return rank_match, broad, rank_count, broad_exact
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
@@ -233,17 +299,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
-        rank_match = tiers[0]
-        count_sql = "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?"
-        broad_count = rank_count = db.execute(count_sql, (tiers[0],)).fetchone()[0]
-        if broad_count > ranking.CANDIDATE_LIMIT:
-            for tier in tiers[1:]:
-                n = db.execute(count_sql, (tier,)).fetchone()[0]
-                if n < max(limit, 1):
-                    break
-                rank_match, rank_count = tier, n
-                if n <= ranking.CANDIDATE_LIMIT:
-                    break
+        rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit)
     else:
         source = "notes n"
         if near:
@@ -254,7 +310,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             # with a selective filter, drive the query from it rather than from the priority index
             # (created_event is unique, so this order is total and the notes_order index serves it)
             order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.created_event DESC"
-        rank_match = None
+        rank_match, broad_count, rank_count, broad_exact = None, 0, 0, True
     match_cond = " AND notes_fts MATCH :match" if tiers else ""
 
     def ranked(match_expr, cap):
@@ -276,8 +332,12 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         result.matched = len(rows)
         return result
     if tiers and rank_count <= SINGLE_PASS_MAX:
-        return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, params, source, base, score, eff,
-                         scope_ok, want_states, include_all, limit, ids, now)
+        return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score,
+                         eff, scope_ok, want_states, include_all, limit, ids, now)
+    if not tiers and (paths or tags):
+        done = _browse_pass(index, result, params, base, score, eff, scope_ok, want_states, include_all, limit, ids, now)
+        if done is not None:
+            return done
     rows = ranked(rank_match, limit + BELOW_IDS_CAP)
     if tiers and rank_match != tiers[0] and len(rows) < limit:
         rows = ranked(tiers[0], limit + BELOW_IDS_CAP)  # filters left too few in the narrow tier
@@ -287,7 +347,8 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         # notes that share only some words are counted, unfiltered, as `partial`.
         params["match"] = rank_match
         if rank_match != tiers[0]:
-            result.partial = broad_count - rank_count
+            result.partial = broad_count - _count(db, rank_match)
+            result.partial_exact = broad_exact
     complete = rank_match == (tiers[0] if tiers else None) and len(rows) < limit + BELOW_IDS_CAP
     reasons: dict[str, int] = {}
     if include_all:

@@ -8,6 +8,8 @@ not at all.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 from pathlib import Path
 
@@ -49,17 +51,37 @@ class LedgerTextAPI:
                 return [n for n in index.all_notes() if n.state != "forgotten"]
         return [n for n in Ledger(self.memory_dir).load().notes.values() if n.state != "forgotten"]
 
+    def _export_rows(self) -> tuple[list, tuple]:
+        """`_current_notes` as the renderer's rows `(fields, rows)`, without a `Note` per row when the
+        index is current (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
+        from .. import fsutil
+        from .export import NOTE_FIELDS, note_row
+        from .index import INDEX_FILE
+        from .store import Ledger
+
+        if (Path(self.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE).exists():
+            index = self._index()
+            if index._plan()[0] != "rebuild":
+                index.catch_up()
+                lean = _index_rows(index)
+                if lean is not None:
+                    return lean
+                return NOTE_FIELDS, [note_row(n) for n in index.all_notes() if n.state != "forgotten"]
+        notes = Ledger(self.memory_dir).load().notes.values()
+        return NOTE_FIELDS, [note_row(n) for n in notes if n.state != "forgotten"]
+
     def _render_export(self) -> tuple[str, int]:
         from ..project import require_memory_dir
-        from .export import render_export
+        from .export import render_rows
 
         require_memory_dir(self.memory_dir)
         try:
             rel = Path(self.memory_dir).relative_to(Path(self.root)).as_posix()
         except ValueError:
             rel = Path(self.memory_dir).name
-        notes = self._current_notes()
-        return render_export(notes, source=f"{rel}/ledger/"), len(notes)
+        with _no_cyclic_gc():
+            fields, rows = self._export_rows()
+            return render_rows(rows, fields=fields, source=f"{rel}/ledger/"), len(rows)
 
     def export(self, path=None, check: bool = False) -> dict:
         """Render the ledger to Markdown (default `<memory dir>/MEMORY.md`, or the configured path).
@@ -170,6 +192,60 @@ class LedgerTextAPI:
             counts[row["action"]] += 1
         return {"path": shown, "events": len(written), "txn": written[0]["txn"] if written else None,
                 "changes": report, "counts": counts, "unchanged": len(buf.manifest) - counts["supersede"] - counts["revoke"]}
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc():
+    """Pause the cyclic garbage collector around an export's bulk read and render.
+
+    At 75k notes the export allocates a few hundred thousand lists, tuples and dicts that hold no
+    reference cycles; the collector's repeated passes over them cost as much as the work itself
+    (measured: 3.1 s -> 1.6 s of CPU). Reference counting still frees everything; the collector
+    is switched back on (if it was on) however the block ends, and catches up on its next pass.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _index_rows(index) -> tuple[tuple, list] | None:
+    """The index's non-forgotten notes as renderer rows, read with one query and no `Note`s.
+
+    Each stored note is its text columns plus one JSON array of the other fields in the order of
+    `index._JSON_FIELDS` (what `index.row_note` decodes). When the stored layout is not that one
+    (the index changed shape), None: the caller reads `Index.all_notes()`, which gives the same
+    rows, only slower. SQLite errors are raised as the index's own clear errors, never swallowed.
+    """
+    import json
+    import sqlite3
+
+    from . import index as index_mod
+    from .export import RENDER_FIELDS
+
+    fields = getattr(index_mod, "_JSON_FIELDS", None)
+    if not fields or not all(f in fields for f in RENDER_FIELDS):
+        return None
+    fields = tuple(fields)
+    width = len(fields)
+    decode = json.JSONDecoder().raw_decode  # the stored text is compact JSON: no whitespace to skip
+    sql = ("SELECT t.json, t.title, t.body, t.tags_text, t.paths_text FROM notes n JOIN note_text t "
+           "ON t.rowid = n.rowid WHERE n.state IS NOT 'forgotten'")
+    try:
+        fetched = index.db.execute(sql).fetchall()
+    except (sqlite3.Error, OSError) as exc:
+        raise index._error(exc) from exc
+    rows = []
+    append = rows.append
+    for stored, title, body, tags, paths in fetched:
+        values = decode(stored)[0]
+        if values.__class__ is not list or len(values) != width:
+            return None
+        append((values, title, body, tags, paths))
+    return fields, rows
 
 
 def _clean_changes(changes, shown: str) -> None:
