@@ -185,7 +185,8 @@ def test_the_checker_itself_catches_an_escape():
 ESCAPES = "evil \x1b[2J\x1b]0;owned\x07 \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x9b31m title"
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #13")
+@pytest.mark.xfail(strict=True, reason="bugs-8.md #13: `recall` runs through ledger/fastcli.py, which does not "
+                                        "call textsafe.printable yet (see .notes/request-fix.md)")
 def test_terminal_escapes_in_memory_never_reach_the_terminal(tmp_path):
     """A note (from an agent, or a ledger line in a pull request) must not drive a maintainer's terminal."""
     memory = Memory.open(tmp_path)
@@ -198,3 +199,24 @@ def test_terminal_escapes_in_memory_never_reach_the_terminal(tmp_path):
                (["recall", "evil"], ["expand", note.id], ["history", note.id], ["export", "--check"])]
     for out in outputs:
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, repr(out[:300])
+
+
+def test_terminal_escapes_are_shown_escaped_by_the_click_commands(tmp_path):
+    """The click renderers (recall without the fast path, expand, history, JSON) print stored
+    control characters as visible escapes; the note itself keeps its bytes."""
+    import subprocess
+    import sys
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    note = memory.remember(ESCAPES + " \u202e reversed", actor="agent")
+    click_recall = subprocess.run([sys.executable, "-c", "from memory_custodian.cli import main; main()", "recall",
+                                   "evil"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    outputs = [click_recall.stdout] + [run_cli(*args, cwd=tmp_path).stdout for args in
+                                       (["expand", note.id], ["history", note.id], ["expand", note.id, "--format", "json"])]
+    for out in outputs:
+        assert "evil" in out, out[:300]
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out[:300])
+    assert "evil \\x1b[2J\\x1b]0;owned\\x07" in outputs[1]
+    shown = json.loads(outputs[3])["notes"][0]["note"]["body"]
+    assert shown == memory.expand([note.id])[0]["note"]["body"] and "\x9b" in shown  # JSON: same value, escaped

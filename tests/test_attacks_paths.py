@@ -259,7 +259,6 @@ def test_session_ids_cannot_name_files(project):
 
 # ---- agent entry points written by `init --agent` ------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #15")
 def test_init_agent_does_not_follow_symlinks_out_of_the_project(tmp_path):
     """A repository can ship `CLAUDE.md -> ~/.ssh/config` or `.claude -> ~/.claude`: installing the
     agent entry points must neither copy the outside file into the repo nor write outside it."""
@@ -274,6 +273,34 @@ def test_init_agent_does_not_follow_symlinks_out_of_the_project(tmp_path):
     (root / ".claude").symlink_to(global_dir)
     r = run_cli("init", "--agent", "claude", cwd=root)
     assert "Traceback" not in r.stderr
+    assert r.returncode == 2 and "symlink" in r.stderr, r.stderr
     inside = [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
     assert not any(b"PRIVATE-OUTSIDE" in p.read_bytes() for p in inside), "outside content copied into the repo"
     assert list(global_dir.iterdir()) == [], "wrote into a folder outside the project"
+
+
+@pytest.mark.parametrize("link", ["claude-dir", "in-project-file"])
+def test_init_agent_refuses_any_symlinked_entry_point(tmp_path, link):
+    """A symlinked host folder, or an entry file linked to another file of the project, is refused
+    before anything is written (an atomic write would silently replace the link)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    Memory.open(root).init()
+    (root / "CLAUDE.md").write_text("# Project\n", encoding="utf-8")
+    if link == "claude-dir":
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        (root / ".claude").symlink_to(outside)
+    else:
+        (root / "AGENTS.md").write_text("# Agents\n", encoding="utf-8")
+        (root / "CLAUDE.md").unlink()
+        (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    from memory_custodian.agents.install import install_agents
+    from memory_custodian.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as err:
+        install_agents(Memory.open(root), ["all"])
+    assert "symlink" in err.value.one_line()
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts} == before
+    assert not (root / ".mcp.json").exists()

@@ -184,7 +184,6 @@ def test_cache_and_sessions_are_owner_only_even_with_a_permissive_umask(tmp_path
     assert _mode(cache / "lock") & 0o077 == 0
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #20")
 def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
     """`forget --note` is the one hard delete: a merge that brings the note back is stripped by
     `doctor --repair`, and the text must not survive in the repair's backup either."""
@@ -200,3 +199,24 @@ def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
     assert run_cli("doctor", "--repair", cwd=tmp_path).returncode == 0
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and b"TOPSECRET-FORGETME" in p.read_bytes()]
     assert leftovers == []
+
+
+def test_doctor_repair_backs_up_a_torn_tail_without_the_forgotten_lines(tmp_path):
+    """When a repair has more to remove than a forgotten note's leftovers, the backup keeps the
+    rest (the torn tail) and still never the forgotten text."""
+    from conftest import run_cli
+
+    run_cli("init", cwd=tmp_path)
+    note = run_cli("remember", "TOPSECRET-FORGETME text", cwd=tmp_path).stdout.strip()
+    shard = next((tmp_path / "docs/memory/ledger").glob("*.jsonl"))
+    old_branch = shard.read_bytes()
+    run_cli("remember", "a note that stays", cwd=tmp_path)
+    assert run_cli("forget", "--note", note, "--yes", cwd=tmp_path).returncode == 0
+    with open(shard, "ab") as fh:
+        fh.write(old_branch + b'{"torn": "TORN-TAIL-MARK')
+    assert run_cli("doctor", "--repair", cwd=tmp_path).returncode == 0
+    backups = list((tmp_path / "docs/memory/.cache/backup").iterdir())
+    assert len(backups) == 1 and backups[0].read_bytes().endswith(b"TORN-TAIL-MARK")
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and b"TOPSECRET-FORGETME" in p.read_bytes()]
+    assert leftovers == []
+    assert b"a note that stays" in shard.read_bytes()

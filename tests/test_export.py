@@ -256,3 +256,34 @@ def test_refresh_is_a_cheap_no_op_when_the_mirror_is_off(tmp_path):
     memory.export_disable()  # a config that says off: one small read, still nothing heavy
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_path):
+    import gc
+
+    from memory_custodian.ledger.export import render_rows
+    from memory_custodian.ledger.text_api import _index_rows
+
+    memory = write_ledger(tmp_path)
+    memory.reindex()
+    index = memory._index()
+    fields, rows = _index_rows(index)  # the stored rows as they are, no `Note`s
+    notes = [n for n in index.all_notes() if n.state != "forgotten"]
+    assert len(rows) == len(notes) == 10
+    assert render_rows(rows, fields=fields) == render_export(notes)
+    assert gc.isenabled()
+    memory.export()  # the export pauses the cyclic GC for its bulk work, and only for it
+    assert gc.isenabled()
+
+
+def test_order_follows_sort_key_when_times_are_unparseable_and_of_any_length():
+    from memory_custodian.ledger.export import sort_key
+
+    # shown as recorded: joining `time + id` into one key would put aaaa first ("t1x" vs "t1z...")
+    notes = [_note("aaaa0000", "t1x"), _note("zzzz0000", "t1"), _note("bbbb0000", "2026-11-01T00:00:00.000Z"),
+             _note("cccc0000", ""), _note("dddd0000", "2026-11-01T00:00:00.000+00:00")]
+    for perm in (notes, notes[::-1]):
+        text = render_export(perm)
+        order = [line.split("]")[0][6:] for line in text.splitlines() if line.startswith("### [#")]
+        assert order == [n.id for n in sorted(notes, key=sort_key)] == \
+            ["cccc0000", "bbbb0000", "dddd0000", "zzzz0000", "aaaa0000"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -261,3 +262,20 @@ def test_codex_patch_and_command_paths(tmp_path):
     hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
                                                "tool_input": {"command": "python -m pytest tests/test_x.py -k 'a and b'"}})
     assert "tests/test_x.py" in hook.paths and "-k" not in hook.paths
+
+
+def test_session_start_prunes_at_most_hourly(tmp_path):
+    from memory_custodian.agents.sessions import PRUNE_EVERY_S, prune_sessions_now_and_then
+
+    memory_dir = make_memory_dir(tmp_path)
+    with open_session(memory_dir, "s") as state:
+        state.mark(NOTE)
+    path = next((memory_dir / ".cache/sessions").glob("*.json"))
+    old = path.stat().st_mtime - 8 * 24 * 3600
+    assert prune_sessions_now_and_then(memory_dir) == 0  # nothing idle yet; the scan is stamped
+    os.utime(path, (old, old))
+    assert prune_sessions_now_and_then(memory_dir) == 0  # within the hour: no scan
+    assert path.exists()
+    later = time.time() + PRUNE_EVERY_S + 1
+    assert prune_sessions_now_and_then(memory_dir, now=later) == 1  # the hour is over: the idle file goes
+    assert not path.exists()

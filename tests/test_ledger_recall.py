@@ -162,3 +162,56 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)
     two = [mem.recall(**q).to_dict() for q in queries]
     assert one == two
+
+
+def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monkeypatch):
+    """Past CANDIDATE_LIMIT matches, recall ranks the notes sharing every word; the rest are
+    reported as `partial`, as a lower bound ("at least") when the broad tier was not counted in full."""
+    from memory_custodian.ledger import ranking
+
+    both = [mem.remember(f"cache lock held across the restart, case {i}") for i in range(6)]
+    for i in range(30):
+        mem.remember(f"cache warming on deploy, variant {i}")
+    monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
+    monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 10)
+    res = mem.recall("cache lock", limit=5)
+    assert set(ids(res)) <= {n.id for n in both} and res.matched == 6
+    assert res.partial == 11 - 6 and not res.partial_exact  # the broad count stopped at CANDIDATE_LIMIT + 1
+    assert res.footer().endswith("; at least 5 more share only some of the words — raise --limit to see more")
+    assert res.to_dict()["partial_exact"] is False
+    monkeypatch.setattr(ranking, "BROAD_COUNT_CAP", 1000)
+    exact = mem.recall("cache lock", limit=5)
+    assert exact.partial == 30 and exact.partial_exact
+    assert "; 30 more share only some of the words" in exact.footer()
+    # a narrow tier too small for the page falls back to the broad one, counted in full
+    wide = mem.recall("cache lock", limit=8)
+    assert len(wide.hits) == 8 and wide.matched == 36 and wide.partial == 0
+
+
+def test_identifier_parts_give_a_narrower_tier():
+    from memory_custodian.ledger.ranking import match_tiers
+
+    tiers = match_tiers("get_server_page_mailerV2")
+    assert tiers[0].startswith('"get" OR "server"')
+    # the single letters and digits are left out of the narrower tiers; the joined form always qualifies
+    assert tiers[2] == '("get") AND ("server") AND ("page") AND ("mailer") OR "getserverpagemailerv2"'
+    assert tiers[-1].startswith("{title tags_text} : ")
+
+
+def test_cached_notes_and_metadata_follow_writes_elsewhere(mem, tmp_path):
+    """Recall keeps note metadata and recently read notes in memory; a write through another
+    Memory (its own connection, as another process) or a change to a returned note must not leak."""
+    note = mem.remember("the retry budget is five attempts")
+    first = mem.recall("retry budget")
+    first.hits[0].note.title = "changed by a caller"
+    first.hits[0].note.extra["x"] = 1
+    again = mem.recall("retry budget")
+    assert again.hits[0].note.title == "the retry budget is five attempts" and again.hits[0].note.extra == {}
+    other = Memory.open(tmp_path)
+    other.revoke(note.id, reason="wrong")
+    other._index()  # the other connection catches the index up
+    res = mem.recall("retry budget")
+    assert res.hits == [] and res.excluded == {"revoked": 1}
+    other.reindex()  # renumbers rowids under the first connection's caches
+    newer = other.remember("retry budget raised to seven attempts")
+    assert ids(mem.recall("retry budget")) == [newer.id]

@@ -220,7 +220,6 @@ def test_deeply_nested_json_in_a_shard(project):
     cli_ok(run_cli("doctor", cwd=project.root))
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #4")
 def test_deeply_nested_json_in_a_truth_file(project, tmp_path):
     truth = tmp_path / "truth.jsonl"
     truth.write_text(DEEP + "\n", encoding="utf-8")
@@ -252,19 +251,28 @@ def test_a_corrupt_session_file_is_rebuilt_not_fatal(project, state):
     run_hook("claude", "UserPromptSubmit", raw, project_root=str(project.root))
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #17")
 @pytest.mark.parametrize("journal", [DEEP, json.dumps({"v": 1, "label": "add", "changes": [
     {"path": "new.md", "new": 5, "old": "absent", "new_digest": "0"},
-    {"path": "new2.md", "new": "ok", "old": "absent", "new_digest": "0"}]})])
+    {"path": "new2.md", "new": "ok", "old": "absent", "new_digest": "0"}]}),
+    # well-typed, but the text does not match its digest: a damaged plan is never applied in part
+    json.dumps({"v": 1, "label": "add", "changes": [
+        {"path": "new.md", "new": "ok", "old": "absent", "new_digest": hashlib.sha256(b"ok").hexdigest()},
+        {"path": "new2.md", "new": "ok", "old": "absent", "new_digest": "0"}]}),
+    # a journal may only name curated files: never the ledger or the cache
+    json.dumps({"v": 1, "label": "add", "changes": [
+        {"path": "new.md", "new": "ok", "old": "absent", "new_digest": hashlib.sha256(b"ok").hexdigest()},
+        {"path": "ledger/x.jsonl", "new": "ok", "old": "absent", "new_digest": hashlib.sha256(b"ok").hexdigest()}]})])
 def test_a_corrupt_write_journal_is_a_clear_error(project, journal):
-    (Path(project.memory_dir) / ".cache" / "journal.json").write_text(journal, encoding="utf-8")
+    jpath = Path(project.memory_dir) / ".cache" / "journal.json"
+    jpath.write_text(journal, encoding="utf-8")
     before = user_files(project.root)
     r = run_cli("add", "After a corrupt journal", "--type", "constraint", cwd=project.root)
     cli_ok(r)
+    assert r.returncode == 2 and "journal" in r.stderr and "delete this file" in r.stderr, r.stderr
     assert user_files(project.root) == before
+    assert jpath.exists(), "a pending plan must never be dropped silently"
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #18")
 @pytest.mark.parametrize("days", ["99999999999999999999", "3000000", "1" + "0" * 400])
 def test_absurd_expiry_is_a_clear_error(project, days):
     r = run_cli("remember", "expires far away", "--expires", days, cwd=project.root)
@@ -312,3 +320,18 @@ def test_secret_scanner_has_no_catastrophic_backtracking(text):
     started = time.monotonic()
     scan(text)
     assert time.monotonic() - started < 5
+
+
+def test_expiry_bounds_are_exact():
+    """The largest expiry the ledger's 4-digit-year format holds is accepted, one day more is not;
+    an ISO time whose offset leaves the calendar is a clear error too (MCP passes the same text)."""
+    from memory_custodian.errors import InvalidInput
+    from memory_custodian.ledger.inputs import clean_expires
+
+    now = "2026-11-30T12:00:00.000Z"
+    assert clean_expires("2912109", now=now).startswith("9999-")
+    assert clean_expires("9999-12-31", now=now) == "9999-12-31T00:00:00.000Z"
+    for bad in ("2912111", "1e999", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+01:00"):
+        with pytest.raises(InvalidInput) as err:
+            clean_expires(bad, now=now)
+        assert "--expires" in err.value.one_line()

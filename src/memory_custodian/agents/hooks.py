@@ -132,9 +132,9 @@ def _open_memory(project_root, memory_dir, cwd):
 # ---- session start: the context pack ---------------------------------------------------------
 
 def _on_start(memory, state, task: str) -> str:
-    from .sessions import prune_sessions
+    from .sessions import prune_sessions_now_and_then
 
-    prune_sessions(memory.memory_dir)
+    prune_sessions_now_and_then(memory.memory_dir)
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False

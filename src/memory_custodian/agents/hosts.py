@@ -10,7 +10,6 @@ they come from and what is assumed.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from ..errors import InvalidInput
@@ -43,7 +42,7 @@ FILE_TOOLS = {
     "gemini": ("read_file", "write_file", "replace", "read_many_files"),
 }
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+_PATCH_FILE_RE = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"  # compiled only for Codex (re's cache)
 MAX_PATHS = 8
 
 
@@ -112,16 +111,19 @@ def _tool_paths(host: str, tool_input: dict) -> list[str]:
             found.extend(_command_paths(command))
         patch = tool_input.get("patch") or tool_input.get("input")
         if isinstance(patch, str):
-            found.extend(m.group(1).strip() for m in _PATCH_FILE.finditer(patch))
+            import re
+
+            found.extend(m.group(1).strip() for m in re.finditer(_PATCH_FILE_RE, patch, re.M))
     seen: set[str] = set()
     return [p for p in found if not (p in seen or seen.add(p))]
 
 
 def _command_paths(command: str) -> list[str]:
     """Words of a shell command that look like file paths (checked against the disk later)."""
+    import re
     import shlex
 
-    found = [m.group(1).strip() for m in _PATCH_FILE.finditer(command)]
+    found = [m.group(1).strip() for m in re.finditer(_PATCH_FILE_RE, command, re.M)]
     try:
         words = shlex.split(command, comments=False, posix=True)
     except ValueError:

@@ -10,6 +10,7 @@ as it was, those exact bytes come back (formatting, key order, trailing newline 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..errors import InvalidInput
@@ -374,6 +375,29 @@ def _load_originals(store_path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _confined(root: Path, rel: str) -> Path:
+    """`root / rel`, refusing when it or a folder on the way is a symlink.
+
+    A cloned repository can ship `CLAUDE.md -> ~/.ssh/config` or `.claude -> ~/.claude`: reading
+    through the link would copy an outside file into the repo, writing through it would change
+    files outside the project (the user's global agent settings). We never follow such links,
+    not even ones that point inside the project: atomic writes would silently replace the link.
+    """
+    path = root
+    parts = rel.split("/")
+    for i, part in enumerate(parts):
+        path = path / part
+        if path.is_symlink():
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            what = "file" if i == len(parts) - 1 else "folder"
+            raise InvalidInput(f"is a symlink (to {target}); `init --agent` does not write through links — "
+                               f"replace it with a real {what}, then rerun", path=str(path))
+    return path
+
+
 def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
@@ -397,7 +421,7 @@ def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
         plans: list[tuple[str, str | None, str | None]] = []
         for host in wanted:
             for rel, kind in _files_for(host):
-                path = root / rel
+                path = _confined(root, rel)
                 current = _read_raw(path) if path.is_file() else None
                 form = _Form(current)
                 has_original = rel in originals

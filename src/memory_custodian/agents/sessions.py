@@ -21,6 +21,8 @@ SESSIONS_DIR = "sessions"
 LAST_MESSAGE_TTL_S = 600  # the user's last message is kept 10 minutes for quote binding
 MAX_MESSAGE_CHARS = 20_000  # quote search is quadratic in the worst case
 SESSION_TTL_S = 7 * 24 * 3600  # idle session files are pruned after a week
+PRUNE_EVERY_S = 3600  # session start prunes at most this often: a scan stats every session's files
+PRUNED_STAMP = "pruned.stamp"
 STATE_VERSION = 1
 
 
@@ -200,4 +202,20 @@ def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = S
                     removed += 1
             except FileNotFoundError:
                 continue
+    return removed
+
+
+def prune_sessions_now_and_then(memory_dir: Path, *, now: float | None = None, every: float = PRUNE_EVERY_S) -> int:
+    """`prune_sessions`, unless it ran less than `every` seconds ago (a stamp file's mtime says when)."""
+    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
+    stamp = directory / PRUNED_STAMP
+    now = time.time() if now is None else now
+    try:
+        if 0 <= now - stamp.stat().st_mtime < every:
+            return 0
+    except FileNotFoundError:
+        pass
+    removed = prune_sessions(memory_dir, now=now)
+    if directory.is_dir():
+        atomic_write(stamp, "", mode=0o600)
     return removed

@@ -140,7 +140,9 @@ def handle_errors(fn):
 
 def emit_json(obj) -> None:
     """One JSON document on stdout with stable sorted keys."""
-    click.echo(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))
+    from ..textsafe import json_safe  # DEL/C1 stay raw with ensure_ascii=False: never to a terminal
+
+    click.echo(json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)))
 
 
 def warn(message: str) -> None:

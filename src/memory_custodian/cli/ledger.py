@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..textsafe import printable
 from . import emit_json, format_option, handle_errors, memory_options, open_memory, warn
 
 KIND_CHOICES = ("directive", "task", "gotcha", "finding", "decision", "reference", "operational")
@@ -157,7 +158,7 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
     if fmt == "json":
         emit_json(result.to_dict())
     else:
-        click.echo(result.render_text(), nl=False)
+        click.echo(printable(result.render_text()), nl=False)  # note text from disk: no raw escapes
 
 
 @click.command()
@@ -172,7 +173,7 @@ def expand(ids, fmt, project_root, memory_dir):
     if fmt == "json":
         emit_json({"notes": items})
     else:
-        click.echo("\n".join(item["text"] for item in items), nl=False)
+        click.echo(printable("\n".join(item["text"] for item in items)), nl=False)
 
 
 @click.command()
@@ -195,7 +196,7 @@ def history(note_id, fmt, project_root, memory_dir):
             detail = f"by #{ev['by']}: {detail}"
         elif ev["op"] == "promote":
             detail = f"to {ev['to']}"
-        click.echo(f"{ev['at']}  {ev['op']:<10} {ev['actor']:<6} {detail}".rstrip())
+        click.echo(printable(f"{ev['at']}  {ev['op']:<10} {ev['actor']:<6} {detail}".rstrip()))
 
 
 @click.command()
@@ -240,7 +241,7 @@ def doctor(repair, fmt, project_root, memory_dir):
     else:
         click.echo(f"{report['shards']} shard(s), {report['events']} events, {report['notes']} notes")
         for p in report["problems"]:
-            click.echo(f"{p['where'] or 'ledger'}: {p['code']}: {p['message']}")
+            click.echo(printable(f"{p['where'] or 'ledger'}: {p['code']}: {p['message']}"))
         if report.get("repaired"):
             r = report["repaired"]
             click.echo(f"repaired: {r['trimmed_tails']} torn tail(s) trimmed, {r['removed_lines']} line(s) removed; "

@@ -65,7 +65,9 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
         if result["up_to_date"]:
             click.echo(f"{result['path']} is up to date ({result['notes']} notes)")
         else:
-            click.echo(result["diff"], nl=False)
+            from ..textsafe import printable
+
+            click.echo(printable(result["diff"]), nl=False)  # note text from disk: no raw escapes
     else:
         verb = "wrote" if result["written"] else "unchanged"
         click.echo(f"{verb} {result['path']} ({result['notes']} notes, {result['bytes']} bytes)")

@@ -117,6 +117,68 @@ def apply_changes(memory_dir: Path, changes: list[Change], label: str) -> None:
     fsutil.fsync_dir(jpath.parent)
 
 
+def _corrupt(jpath: Path, why: str) -> Corrupt:
+    # The journal is the only copy of a plan that may be half-applied: never drop it silently, and
+    # never write a file from a journal we cannot fully trust. A person decides (git diff shows
+    # what landed), then deletes it.
+    return Corrupt(
+        f"unreadable write journal left by an interrupted command ({why}) — check the memory files by "
+        "hand (git diff), then delete this file",
+        path=str(jpath),
+    )
+
+
+def _read_journal(memory_dir: Path, jpath: Path) -> tuple[str, list[tuple[str, str | None, str, str]]]:
+    """(label, [(path, new, old digest, new digest)]), every field checked before anything is written."""
+    try:
+        record = json.loads(jpath.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise _corrupt(jpath, f"cannot read it: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # also UnicodeDecodeError
+        raise _corrupt(jpath, "not JSON") from exc
+    except RecursionError as exc:
+        raise _corrupt(jpath, "JSON nested too deeply") from exc
+    if not isinstance(record, dict) or record.get("v") != 1:
+        raise _corrupt(jpath, "not a version 1 journal object")
+    label, changes = record.get("label"), record.get("changes")
+    if not isinstance(label, str) or not isinstance(changes, list):
+        raise _corrupt(jpath, "`label` or `changes` missing")
+    entries = []
+    for i, e in enumerate(changes):
+        if not isinstance(e, dict):
+            raise _corrupt(jpath, f"changes[{i}] is not an object")
+        rel, new, old, new_digest = e.get("path"), e.get("new"), e.get("old"), e.get("new_digest")
+        if not (isinstance(rel, str) and rel and isinstance(old, str) and isinstance(new_digest, str)):
+            raise _corrupt(jpath, f"changes[{i}] lacks a text `path`, `old` or `new_digest`")
+        if not (new is None or isinstance(new, str)):
+            raise _corrupt(jpath, f"changes[{i}].new is neither text nor null")
+        try:
+            matches = digest_text(new) == new_digest
+        except UnicodeEncodeError:  # a lone surrogate: JSON can hold it, a file cannot
+            matches = False
+        if not matches:
+            raise _corrupt(jpath, f"changes[{i}].new does not match its digest")
+        if not _safe_target(memory_dir, rel):
+            raise _corrupt(jpath, f"changes[{i}] names an unsafe path {rel!r}")
+        entries.append((rel, new, old, new_digest))
+    return label, entries
+
+
+def _safe_target(memory_dir: Path, rel: str) -> bool:
+    """A curated file inside the memory folder: never the ledger or the cache, never through a link."""
+    parts = Path(rel).parts
+    if (not parts or Path(rel).is_absolute() or ".." in parts or "\\" in rel or "\x00" in rel
+            or parts[0] in (fsutil.CACHE_DIR, "ledger") or not rel.isprintable()):
+        return False
+    try:
+        rel.encode("utf-8")
+        root = Path(memory_dir).resolve()
+        path = Path(memory_dir) / rel
+        return not path.is_symlink() and not path.is_dir() and root in path.resolve().parents
+    except (OSError, ValueError):
+        return False
+
+
 def recover(memory_dir: Path) -> str | None:
     """Finish a plan an interrupted command left behind; return what was done, or None.
 
@@ -126,22 +188,9 @@ def recover(memory_dir: Path) -> str | None:
     jpath = journal_path(memory_dir)
     if not jpath.exists():
         return None
-    try:
-        record = json.loads(jpath.read_text(encoding="utf-8"))
-        label = str(record["label"])
-        entries = [
-            (str(e["path"]), e["new"], str(e["old"]), str(e["new_digest"])) for e in record["changes"]
-        ]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise Corrupt(
-            "unreadable write journal left by an interrupted command — check the memory files by hand "
-            "(git diff), then delete this file",
-            path=str(jpath),
-        ) from exc
+    label, entries = _read_journal(memory_dir, jpath)
     pending: list[Change] = []
     for rel, new, old, new_digest in entries:
-        if ".." in Path(rel).parts or Path(rel).is_absolute():
-            raise Corrupt(f"write journal names an unsafe path {rel!r} — delete this file", path=str(jpath))
         current = digest_file(Path(memory_dir) / rel)
         if current == new_digest:
             continue

@@ -60,13 +60,20 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
     ledger = Ledger(memory.memory_dir)
     if not ledger.shards():
         return []
-    from .index import Index
     from .recall import run_recall
 
     limits = {**DEFAULT_BUDGETS, **(budgets or {})}
-    index = Index(ledger)
-    try:
+    # A Memory keeps one index connection, caught up on each use: share it (a session-start hook
+    # then opens one connection, not one for the pack and one for its recall).
+    shared = getattr(memory, "_index", None)
+    if shared is not None:
+        index = shared()
+    else:
+        from .index import Index
+
+        index = Index(ledger)
         index.catch_up()
+    try:
         root = memory.root
         sections = []
         directives = run_recall(index, kinds=("directive",), limit=100000, root=root, ids=False)
@@ -88,4 +95,5 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
                                   tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
         return sections
     finally:
-        index.close()
+        if shared is None:
+            index.close()

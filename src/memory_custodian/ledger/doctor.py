@@ -1,9 +1,10 @@
 """`doctor`: verify every shard, and with `repair` remove what an interrupted write left behind.
 
 Repair only removes what replay already ignores (torn tails, incomplete txns) and the leftover
-lines of forgotten notes; each rewritten shard is backed up to `.cache/backup/` first and
-replaced atomically. Anything that needs a person's judgement (a bad line, a newer format,
-an illegal transition from a merge) is reported, never "fixed".
+lines of forgotten notes; each rewritten shard is backed up to `.cache/backup/` first (without
+the forgotten notes' lines, which must survive nowhere) and replaced atomically. Anything that
+needs a person's judgement (a bad line, a newer format, an illegal transition from a merge) is
+reported, never "fixed".
 """
 
 from __future__ import annotations
@@ -38,25 +39,27 @@ def _check(ledger: Ledger):
     return events, notes, problems, extra
 
 
-def _backup(ledger: Ledger, path: Path, stamp: str) -> str:
+def _backup(ledger: Ledger, path: Path, data: bytes, stamp: str) -> str:
     backup = fsutil.ensure_cache_dir(ledger.memory_dir) / "backup"
     backup.mkdir(exist_ok=True)
     target = backup / f"{path.name}.{stamp}"
-    fsutil.atomic_write(target, path.read_bytes())
+    fsutil.atomic_write(target, data)
     return f"{fsutil.CACHE_DIR}/backup/{target.name}"
 
 
 def _repair(ledger: Ledger, events, problems, extra) -> dict:
     txn_of = {ev["id"]: ev["txn"] for ev in events}
     broken_txns = {txn_of.get(p.event) for p in problems if p.code == "incomplete-txn"} - {None}
-    strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns}
-    strip_ids |= {ev["id"] for evs in extra.values() for ev in evs}
+    # lines of forgotten notes are never copied anywhere, not even to the backup: `forget --note`
+    # is the one hard delete and a repair must not undo it
+    forgotten_ids = {ev["id"] for evs in extra.values() for ev in evs}
+    strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns} | forgotten_ids
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backups, removed_lines, trimmed = [], 0, 0
     for path in ledger.shards():
         data = path.read_bytes()
         end = data.rfind(b"\n") + 1
-        kept, changed = [], end != len(data)
+        kept, backed, changed = [], [], end != len(data)
         if changed:
             trimmed += 1
         for raw in data[:end].split(b"\n")[:-1]:
@@ -65,13 +68,17 @@ def _repair(ledger: Ledger, events, problems, extra) -> dict:
                 eid = ev.get("id") if isinstance(ev, dict) else None
             except (UnicodeDecodeError, ValueError, RecursionError):
                 eid = None
+            if eid not in forgotten_ids:
+                backed.append(raw + b"\n")
             if eid in strip_ids:
                 changed = True
                 removed_lines += 1
                 continue
             kept.append(raw + b"\n")
         if changed:
-            backups.append(_backup(ledger, path, stamp))
+            backed.append(data[end:])  # a torn tail is kept in the backup, as before
+            if b"".join(backed) != b"".join(kept):  # else only forgotten lines went: nothing to back up
+                backups.append(_backup(ledger, path, b"".join(backed), stamp))
             fsutil.atomic_write(path, b"".join(kept))
     return {"backups": backups, "removed_lines": removed_lines, "trimmed_tails": trimmed}
 

@@ -88,6 +88,9 @@ def load_truth(truth_path) -> list[dict]:
         except ValueError as exc:
             raise InvalidInput(f"not a JSON object ({exc.msg}) — one query object per line",
                                path=str(path), line=lineno) from exc
+        except RecursionError as exc:  # json recurses per nesting level: a hostile line must not be a traceback
+            raise InvalidInput("not a JSON object (nested too deeply) — one query object per line",
+                               path=str(path), line=lineno) from exc
         if not isinstance(obj, dict):
             raise InvalidInput("not a JSON object — one query object per line", path=str(path), line=lineno)
         query = obj.get("query")

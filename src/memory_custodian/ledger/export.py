@@ -154,19 +154,20 @@ def note_row(note: Note) -> tuple:
     return ([d[f] for f in NOTE_FIELDS], note.title, note.body, tuple(note.tags or ()), tuple(note.paths or ()))
 
 
-_LABEL_LINES: dict[tuple, str] = {}  # (field, raw tags or paths) -> rendered line; combinations repeat
+# raw tags or paths (tuple or newline-joined text) -> the rendered line; combinations repeat a lot
+_LABEL_LINES: dict[str, dict] = {"tags": {}, "paths": {}}
 
 
 def _label_line(name: str, raw, code: bool) -> str:
-    key = (name, raw)
-    line = _LABEL_LINES.get(key)
+    cache = _LABEL_LINES[name]
+    line = cache.get(raw)
     if line is None:
         items = raw.split("\n") if raw.__class__ is str else raw
         text = format_list(sorted_items(items), code=code) if items else ""
         line = f"- {name}: {text}\n" if text else f"- {name}:\n"
-        if len(_LABEL_LINES) > 100_000:
-            _LABEL_LINES.clear()
-        _LABEL_LINES[key] = line
+        if len(cache) > 50_000:
+            cache.clear()
+        cache[raw] = line
     return line
 
 
@@ -188,6 +189,7 @@ def _render_blocks(out: list, entries, fields) -> None:
      i_supby, i_reason, i_updated, i_extra) = (ix[f] for f in RENDER_FIELDS[1:])
     ap = out.append
     label = _label_line
+    tag_lines, path_lines = _LABEL_LINES["tags"], _LABEL_LINES["paths"]
     for created, nid, (v, title, body, tags, paths) in entries:
         if title:
             title = " ".join(title.split())
@@ -238,8 +240,8 @@ def _render_blocks(out: list, entries, fields) -> None:
                 body = "\n".join(lines)
             # else: the last line is not blank and nothing needs escaping: the text is the lines joined
         end = f"\n{body}\n\n" if body else "\n"
-        tag_line = label("tags", tags, False) if tags else "- tags:\n"
-        path_line = label("paths", paths, True) if paths else "- paths:\n"
+        tag_line = (tag_lines.get(tags) or label("tags", tags, False)) if tags else "- tags:\n"
+        path_line = (path_lines.get(paths) or label("paths", paths, True)) if paths else "- paths:\n"
         ap(f"### [#{nid}]{title}\n- kind: {v[i_kind]}\n- priority: {v[i_prio]}\n{tag_line}{path_line}"
            f"- provenance: {v[i_prov]}\n- state: {state_text}\n- created: {created} by {v[i_by]}\n{opt}{end}")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from copy import deepcopy as copy_deep  # already loaded by dataclasses
 from pathlib import Path
 
 from .. import fsutil
@@ -23,6 +24,8 @@ from .paths import any_match, path_prefix
 from .store import Ledger, parse_lines
 
 SCHEMA_VERSION = "6"
+META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
+NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 INDEX_FILE = "index.sqlite"
 
 SCHEMA = """
@@ -72,6 +75,14 @@ def row_note(row) -> Note:
                 paths=tuple(paths_text.split("\n")) if paths_text else (), **d)
 
 
+def copy(note: Note) -> Note:
+    """A copy for a caller: the fields are immutable (str, tuples) but for `extra`, copied as well."""
+    twin = object.__new__(Note)
+    twin.__dict__.update(note.__dict__)
+    twin.extra = copy_deep(note.extra) if note.extra else {}
+    return twin
+
+
 def _canonical(line: str) -> str:
     from .store import encode_event
 
@@ -84,24 +95,27 @@ UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?
 
 
 def _path_match_sql(paths_text, query_paths_json):
-    """SQL `path_match(paths_text, json)`: memoised per distinct anchor list, because many notes
-    share their anchors and the glob matching is the costly part of a path-filtered recall."""
+    """SQL `path_match(paths_text, json)`: memoised per anchor, because many notes share their
+    anchors and the glob matching is the costly part of a path-filtered recall."""
     if not paths_text:
         return 0
-    memo = _query_paths(query_paths_json)
-    hit = memo[1].get(paths_text)
-    if hit is None:
-        hit = memo[1][paths_text] = 1 if any_match(paths_text.split("\n"), memo[0]) else 0
-        if len(memo[1]) > 4096:
-            memo[1].clear()
-    return hit
+    paths, seen = _query_paths(query_paths_json)
+    for glob in paths_text.split("\n"):
+        hit = seen.get(glob)
+        if hit is None:
+            if len(seen) > 4096:
+                seen.clear()
+            hit = seen[glob] = any_match((glob,), paths)
+        if hit:
+            return 1
+    return 0
 
 
 _QP: dict[str, tuple] = {}
 
 
 def _query_paths(text: str) -> tuple:
-    """(paths, {paths_text: result}) for the query's paths (one entry: the current query)."""
+    """(paths, {anchor: matches}) for the query's paths (one entry: the current query)."""
     got = _QP.get(text)
     if got is None:
         _QP.clear()
@@ -128,6 +142,8 @@ class Index:
         self.ledger = ledger
         self.path = Path(ledger.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE
         self._db: sqlite3.Connection | None = None
+        self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
+        self._meta: tuple | None = None  # (shard signature, {rowid: meta} or None) — see note_meta
 
     # ---- connection ---------------------------------------------------------------------------
 
@@ -196,6 +212,7 @@ class Index:
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
         stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
         on_disk = _shard_stats(self.ledger.dir)
+        self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
         if set(stored) - set(on_disk):
             return "rebuild", None
         work = []
@@ -223,6 +240,7 @@ class Index:
         mode, _ = self._plan()
         if mode == "current":
             return {"mode": "current", "events": 0}
+        self._meta = None
         self.db.execute("BEGIN IMMEDIATE")
         try:
             mode, work = self._plan()  # again, now that no one else can write the index
@@ -338,6 +356,7 @@ class Index:
 
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""
+        self._meta = None
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -467,18 +486,54 @@ class Index:
 
     # ---- reads --------------------------------------------------------------------------------
 
+    def _caches(self) -> tuple:
+        """(signature, note metadata or None, note cache), valid for the index as it is now: reset
+        when this connection changed the index, when the shards differ from when they were read,
+        or when another connection committed to it (`PRAGMA data_version`: a `reindex` elsewhere
+        renumbers rowids). Call after catch_up."""
+        sig = (self._disk_sig, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self._meta is None or self._meta[0] != sig or sig[0] is None:
+            self._meta = (sig, False, {})
+        return self._meta
+
+    def note_meta(self) -> dict | None:
+        """{rowid: (id, (priority, kind), state, expires, scope, branch, created_at, created_event)}
+        of every note, kept in memory on ledgers of at most META_CACHE_MAX notes (None above), so
+        recall can rank without a join per match."""
+        caches = self._caches()
+        if caches[1] is False:
+            rows = self.db.execute("SELECT rowid, id, priority, kind, state, expires, scope, branch, created_at, "
+                                   "created_event FROM notes LIMIT ?", (META_CACHE_MAX + 1,)).fetchall()
+            meta = None if len(rows) > META_CACHE_MAX else {
+                r[0]: (r[1], (r[2], r[3]), *r[4:]) for r in rows}
+            caches = self._meta = (caches[0], meta, caches[2])
+        return caches[1]
+
     def get_note(self, note_id: str) -> Note | None:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
         return row_note(row) if row else None
 
     def get_notes(self, ids) -> dict[str, Note]:
-        ids = list(ids)
+        """Notes by id. Recently read ones come from memory (as copies: callers may change them),
+        which is what a long-running caller (the MCP server, `eval`) asking again and again needs."""
+        cache = self._caches()[2]
         out = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+        missing = []
+        for note_id in ids:
+            note = cache.get(note_id)
+            if note is None:
+                missing.append(note_id)
+            else:
+                out[note_id] = copy(note)
+        if len(cache) + len(missing) > NOTE_CACHE_MAX:
+            cache.clear()
+        for start in range(0, len(missing), 500):
+            chunk = missing[start:start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT n.id, {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id IN ({marks})", chunk):
-                out[row[0]] = row_note(row[1:])
+                note = row_note(row[1:])
+                cache[row[0]] = note
+                out[row[0]] = copy(note)
         return out
 
     def ids_with_prefix(self, prefix: str) -> list[str]:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from ..errors import InvalidInput, Refused
-from .ids import add_days, is_iso_utc, ms_to_iso, now_iso, parse_iso
+from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
 from .model import ACTORS, KINDS, PRIORITIES, PROVENANCES, SCOPES
 
 TITLE_MAX = 80
@@ -81,16 +81,26 @@ def clean_paths(paths) -> list[str]:
     return sorted(out)
 
 
+EXPIRES_MAX = "9999-12-31T23:59:59.999Z"  # the last time the ledger's 4-digit-year ISO format can hold
+
+
 def clean_expires(expires, now: str | None = None) -> str | None:
     """DAYS (a number) from now, a DATE (YYYY-MM-DD, midnight UTC) or a UTC ISO time."""
     if expires is None or expires == "":
         return None
     now = now or now_iso()
     text = str(expires).strip()
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    max_days = (iso_to_ms(EXPIRES_MAX) - iso_to_ms(now)) // 86_400_000
+    too_far = InvalidInput(f"--expires {shown} is too far away; give at most {max_days} days "
+                           f"or a date up to {EXPIRES_MAX[:10]}")
     if re.fullmatch(r"\d+(\.\d+)?", text):
-        if float(text) <= 0:
+        days = float(text)  # never raises here: huge digit strings become inf
+        if days <= 0:
             raise InvalidInput("--expires in days must be more than 0")
-        return add_days(now, float(text))
+        if days > max_days:
+            raise too_far
+        return add_days(now, days)
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             value = text + "T00:00:00.000Z"
@@ -98,11 +108,14 @@ def clean_expires(expires, now: str | None = None) -> str | None:
         else:
             dt = parse_iso(text)
             value = ms_to_iso(int(dt.timestamp() * 1000))
+    except OverflowError as exc:  # an offset pushing year 1 or 9999 out of range
+        raise too_far if text[:1] == "9" else InvalidInput(f"--expires {shown!r} is in the past") from exc
     except ValueError as exc:
-        raise InvalidInput(f"--expires {text!r} is not a number of days, a YYYY-MM-DD date or a UTC ISO time") from exc
-    assert is_iso_utc(value)
+        raise InvalidInput(f"--expires {shown!r} is not a number of days, a YYYY-MM-DD date or a UTC ISO time") from exc
+    if not is_iso_utc(value):  # before year 1000 (gmtime gives fewer digits): long past
+        raise InvalidInput(f"--expires {shown!r} is in the past")
     if value <= now:
-        raise InvalidInput(f"--expires {text!r} is in the past")
+        raise InvalidInput(f"--expires {shown!r} is in the past")
     return value
 
 

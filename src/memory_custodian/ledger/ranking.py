@@ -258,15 +258,20 @@ def build_match(query: str, paths=()) -> str | None:
     return " OR ".join(parts)
 
 
-# Broad queries on big ledgers: BM25 costs a few microseconds per matching note, so when the
-# query matches more than CANDIDATE_LIMIT notes, only a narrower tier is ranked (all terms, then
-# all terms in the title or tags) provided it still fills the page. Everything else that matched
-# is still counted below the cutoff.
-CANDIDATE_LIMIT = 3000
-# The broad tier of such a query is counted up to this many notes; past it, how many share only
-# some of the words is reported as a lower bound (`at least N`), never silently as exact.
-BROAD_COUNT_CAP = 5000
-MAX_TIER_UNITS = 7  # above this many words or parts, only the every-word tiers (combinations grow fast)
+# Broad queries on big ledgers: BM25 costs a few microseconds per matching note (and FTS5 reads
+# every query phrase's whole doclist once for its IDF), so on a ledger of TIER_MIN_NOTES or more,
+# when the query matches more than CANDIDATE_LIMIT notes, only a narrower tier is ranked (all
+# terms but one, all terms, then all terms in the title or tags) provided it still fills the
+# page. The counts then cover that tier; the notes that share only some of the words are
+# reported as such (`partial`), as a lower bound when the broad tier was not counted in full.
+CANDIDATE_LIMIT = 500
+# The broad tier of such a query is counted up to this many notes (0: up to CANDIDATE_LIMIT, which
+# the choice of tier needs anyway); past it, how many share only some of the words is reported as
+# a lower bound (`at least N`), never silently as exact. A higher cap buys a tighter bound for
+# ~0.1 ms per thousand notes.
+BROAD_COUNT_CAP = 0
+MAX_TIER_PHRASES = 12  # an all-but-one tier repeats each word: BM25 costs grow with the phrases it holds
+TIER_MIN_NOTES = 2000  # smaller ledgers always rank the broad tier in full (it is cheap there)
 
 
 def _quote(term: str) -> str:
@@ -286,9 +291,10 @@ def match_tiers(query: str, paths=()) -> list[str]:
     """MATCH expressions from broadest to narrowest; the first defines what "matched" means.
 
     The narrower ones bound the work on big ledgers (see CANDIDATE_LIMIT): the query's words (or
-    the parts of the one identifier it names) with at least all but two, then all but one, then
-    every one of them present, then every one in the title or tags. A note that shares more of
-    the words scores higher under BM25 anyway, so a narrower tier mostly holds the broad top."""
+    the parts of the one identifier it names) with all but one present (when that stays a short
+    expression: BM25 pays for every phrase in it), then every one of them, then every one in the
+    title or tags. A note that shares more of the words scores higher under BM25 anyway, so a
+    narrower tier mostly holds the broad top."""
     broad = build_match(query, paths)
     if broad is None:
         return []
@@ -301,10 +307,11 @@ def match_tiers(query: str, paths=()) -> list[str]:
     if not groups:
         return tiers
     if len(groups) == 1 and len(groups[0]) > 1:
-        # one identifier: its parts are the units, and its joined form always qualifies
-        joined = _quote("".join(groups[0]))
-        units = [_quote(p) for p in dict.fromkeys(groups[0])]
-        extra = f" OR {joined}"
+        # one identifier: its parts are the units (single letters and digits such as the `V2` of
+        # `mailerV2` say little and are in most notes), and its joined form always qualifies
+        parts = list(dict.fromkeys(groups[0]))
+        units = [_quote(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_quote(p) for p in parts]
+        extra = f" OR {_quote(''.join(groups[0]))}"
     else:
         units = []
         for parts in groups:
@@ -315,12 +322,10 @@ def match_tiers(query: str, paths=()) -> list[str]:
                 units.append(unit)
         extra = ""
     n = len(units)
-    if n <= MAX_TIER_UNITS:
-        for need in range(max(1, n - 2), n + 1):
-            tiers.append(_at_least(units, need) + extra)
-    else:
-        tiers.append(_at_least(units, n) + extra)
+    if 2 < n and n * (n - 1) <= MAX_TIER_PHRASES:
+        tiers.append(_at_least(units, n - 1) + extra)
     every = _at_least(units, n) + extra
+    tiers.append(every)
     tiers.append("{title tags_text} : (" + every + ")")
     out: list[str] = []
     seen: set[str] = set()

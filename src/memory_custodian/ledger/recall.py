@@ -146,10 +146,42 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_e
         rows = scan(rank_match)
         inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
     if rank_match != tiers[0]:
-        result.partial = broad_count - (rank_count if rank_match == chosen else _count(db, rank_match))
+        if rank_match != chosen:
+            rank_count = _count(db, rank_match)
+        elif rank_count is None:
+            rank_count = len(rows)  # unfiltered: the scan saw the whole tier
+        if not broad_exact and rank_count >= broad_count:
+            broad_count, broad_exact = _count(db, tiers[0]), True  # the lower bound would not hold
+        result.partial = broad_count - rank_count
         result.partial_exact = broad_exact
     # score DESC, created_at DESC, created_event DESC, then id: a stable sort by id, then one by the
     # rest reversed (reverse=True keeps equal items in their order)
+    inc.sort(key=lambda r: r[0])
+    inc.sort(key=lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""), reverse=True)
+    return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
+
+
+def _meta_pass(index, result, meta, match_expr, now, branch, want_states, include_all, limit, ids):
+    """`_one_pass` without the join: BM25 from the FTS table, the priors, state and scope from the
+    in-memory metadata — the same rows, scores (same float operations) and order as the SQL."""
+    weights = ", ".join(repr(w) for w in ranking.bm25_weights())
+    pp, kp = ranking.PRIORITY_PRIOR, ranking.KIND_PRIOR
+    priors: dict = {}
+    rows = []
+    for rowid, bm25 in index.db.execute(f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts "
+                                        "WHERE notes_fts MATCH ?", (match_expr,)):
+        m = meta.get(rowid)
+        if m is None or m[2] == "forgotten":
+            continue
+        note_id, pk, state, expires, scope, note_branch, created_at, created_event = m
+        prior = priors.get(pk)
+        if prior is None:
+            prior = priors[pk] = 1.0 + float(pp.get(pk[0], 0.0)) + float(kp.get(pk[1], 0.0))
+        if expires is not None and expires <= now and state in ("active", "stale"):
+            state = "expired"
+        rows.append((note_id, -bm25 * prior, state, scope == "workspace" or note_branch == branch, created_at,
+                     created_event))
+    inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
     inc.sort(key=lambda r: r[0])
     inc.sort(key=lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""), reverse=True)
     return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
@@ -207,31 +239,41 @@ def _count(db, match_expr: str, cap: int | None = None) -> int:
                       (match_expr, cap + 1)).fetchone()[0]
 
 
-def _choose_tier(db, tiers: list[str], limit: int):
+def _choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
     """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
-    page. Returns (tier, broad count, tier count, whether the broad count is exact).
+    page. Returns (tier, broad count, tier count, whether the broad count is exact). The tier
+    count is None when the narrowest tier is left for the scan to count (only `unfiltered`: then
+    the scan sees every note the tier matches, as forgotten notes keep no text to match).
 
     Counting reads the FTS doclists only, and stops past the caps: a broad query over a big
     ledger is never counted in full (its count is then a lower bound, and said to be one)."""
     cap = ranking.CANDIDATE_LIMIT
-    if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) <= cap:
-        return tiers[0], 0, 0, True  # a small ledger: nothing to narrow, nothing to count
-    broad = _count(db, tiers[0], ranking.BROAD_COUNT_CAP)
-    broad_exact = broad <= ranking.BROAD_COUNT_CAP
+    if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES):
+        return tiers[0], 0, 0, True  # a small ledger: rank it all, nothing to count
+    if len(tiers) == 1:
+        broad = _count(db, tiers[0])  # nothing narrower: ranked in full, so counted in full
+        return tiers[0], broad, broad, True
+    broad_cap = max(cap, ranking.BROAD_COUNT_CAP)
+    broad = _count(db, tiers[0], broad_cap)
+    broad_exact = broad <= broad_cap
     if broad <= cap:
         return tiers[0], broad, broad, broad_exact
     rank_match, rank_count = tiers[0], broad
     for tier in tiers[1:]:
+        if unfiltered and tier == tiers[-1]:
+            return tier, broad, None, broad_exact  # the last resort: its scan counts it
         n = _count(db, tier, cap)
         if n < max(limit, 1):
             break
         rank_match, rank_count = tier, n
         if n <= cap:
             break
-    if rank_count > cap and rank_match != tiers[0]:
-        rank_count = _count(db, rank_match)
-    elif rank_count > cap:
-        rank_count = broad if broad_exact else _count(db, rank_match)
+    if rank_count > cap:
+        # no tier is both small and full: the one chosen is scanned in full anyway, so count
+        # it (and the broad tier, so that `partial` stays exact) in full as well
+        if not broad_exact:
+            broad, broad_exact = _count(db, tiers[0]), True
+        rank_count = broad if rank_match == tiers[0] else _count(db, rank_match)
     return rank_match, broad, rank_count, broad_exact
 
 
@@ -299,7 +341,8 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
-        rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit)
+        unfiltered = counts and not (kinds or tags or paths or exclude_ids)
+        rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit, unfiltered)
     else:
         source = "notes n"
         if near:
@@ -331,7 +374,11 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
         result.matched = len(rows)
         return result
-    if tiers and rank_count <= SINGLE_PASS_MAX:
+    if tiers and rank_match == tiers[0] and SINGLE_PASS_MAX >= 0 and not (kinds or tags or paths or exclude_ids or near):
+        meta = index.note_meta()  # small ledgers: rank from the FTS alone, the rest from memory
+        if meta is not None:
+            return _meta_pass(index, result, meta, tiers[0], now, branch, want_states, include_all, limit, ids)
+    if tiers and (rank_count is None or rank_count <= SINGLE_PASS_MAX):
         return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score,
                          eff, scope_ok, want_states, include_all, limit, ids, now)
     if not tiers and (paths or tags):
@@ -347,7 +394,10 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         # notes that share only some words are counted, unfiltered, as `partial`.
         params["match"] = rank_match
         if rank_match != tiers[0]:
-            result.partial = broad_count - _count(db, rank_match)
+            rank_count = _count(db, rank_match)
+            if not broad_exact and rank_count >= broad_count:
+                broad_count, broad_exact = _count(db, tiers[0]), True
+            result.partial = broad_count - rank_count
             result.partial_exact = broad_exact
     complete = rank_match == (tiers[0] if tiers else None) and len(rows) < limit + BELOW_IDS_CAP
     reasons: dict[str, int] = {}

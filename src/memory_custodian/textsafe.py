@@ -1,0 +1,45 @@
+"""Text from disk made safe to print on a terminal.
+
+Notes come from people, agents, hand-edited shards and merged pull requests; a note holding
+`ESC [2J` (clear the screen), `ESC ]0;…BEL` (set the window title), an OSC 8 hyperlink that
+disguises its target, or the 8-bit CSI `U+009B` would drive the reader's terminal when printed
+raw. Every command that prints stored text in text mode passes it through `printable`.
+
+The convention: each C0 control character except `\\n` and `\\t` (so also `\\r`, which can
+overwrite what a line seems to say), DEL and each C1 control character is shown as the Python
+escape `\\xNN` (ESC becomes the four characters `\\x1b`); the Unicode bidirectional overrides
+and isolates (U+202A–U+202E, U+2066–U+2069, the "Trojan Source" characters that reorder what a
+line appears to say) are shown as `\\uNNNN`. Visible and greppable, and unlike a
+replacement character it keeps which code point was there. Nothing else changes: letters of every
+script, emoji and combining marks pass through.
+
+`json_safe` does the same for JSON text: `json.dumps(..., ensure_ascii=False)` escapes C0 but
+leaves DEL, C1 and the bidi controls raw; it rewrites them as `\\u00NN` escapes, which decode to
+the very same string, so the JSON value is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_CONTROLS = [c for c in range(0x20) if c not in (0x0A, 0x09)] + list(range(0x7F, 0xA0))
+
+_TEXT_TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS}
+_TEXT_TABLE.update({c: f"\\u{c:04x}" for c in _BIDI})
+_UNSAFE = re.compile("[" + "".join(re.escape(chr(c)) for c in (*_CONTROLS, *_BIDI)) + "]")
+
+# inside a JSON document C0 is already escaped by json.dumps; only these can still be raw
+_JSON_TABLE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), *_BIDI)}
+
+
+def printable(text: str) -> str:
+    """`text` with terminal control characters shown as visible escapes (`\\x1b`); `\\n`, `\\t` kept."""
+    if _UNSAFE.search(text) is None:  # the common case: no copy
+        return text
+    return text.translate(_TEXT_TABLE)
+
+
+def json_safe(document: str) -> str:
+    """A JSON document (from `json.dumps`) with DEL, C1 and bidi controls written as `\\uNNNN`."""
+    return document.translate(_JSON_TABLE)
