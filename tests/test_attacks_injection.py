@@ -185,8 +185,6 @@ def test_the_checker_itself_catches_an_escape():
 ESCAPES = "evil \x1b[2J\x1b]0;owned\x07 \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x9b31m title"
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #13: `recall` runs through ledger/fastcli.py, which does not "
-                                        "call textsafe.printable yet (see .notes/request-fix.md)")
 def test_terminal_escapes_in_memory_never_reach_the_terminal(tmp_path):
     """A note (from an agent, or a ledger line in a pull request) must not drive a maintainer's terminal."""
     memory = Memory.open(tmp_path)

@@ -236,7 +236,6 @@ def test_deeply_nested_json_on_a_hook_fails_open(project):
     assert r.returncode == 0 and "Traceback" not in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #16")
 @pytest.mark.parametrize("state", ['{"v": 1, "turn": "x"}', '{"v": 1, "last_message": {"at": "soon", "text": "x"}}'])
 def test_a_corrupt_session_file_is_rebuilt_not_fatal(project, state):
     """`.cache/sessions/*.json` is a cache: a file with wrong-typed fields must be replaced, not make

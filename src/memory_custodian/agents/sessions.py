@@ -130,9 +130,26 @@ def _load(path: Path) -> dict:
         return _empty()
     base = _empty()
     base.update(data)
-    if not isinstance(base["injected"], dict):
-        base["injected"] = {}
+    if not _well_typed(base):
+        return _empty()  # written by another version, a disk error or a person: rebuild it
     return base
+
+
+def _well_typed(data: dict) -> bool:
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    message = data["last_message"]
+    return (
+        isinstance(data["injected"], dict)
+        and all(isinstance(k, str) and isinstance(v, list) and len(v) == 2 for k, v in data["injected"].items())
+        and isinstance(data["turn"], int) and not isinstance(data["turn"], bool)
+        and isinstance(data["turn_tokens"], int) and not isinstance(data["turn_tokens"], bool)
+        and isinstance(data["repack"], bool)
+        and number(data["updated"])
+        and (message is None or (isinstance(message, dict) and isinstance(message.get("text"), str)
+                                 and number(message.get("at"))))
+    )
 
 
 @contextlib.contextmanager
@@ -191,7 +208,7 @@ def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = S
         return 0
     now = time.time() if now is None else now
     removed = 0
-    # os.scandir, not Path objects: this runs at every session start over every session's files.
+    # os.scandir, not Path objects: this stats every file of every session.
     with os.scandir(directory) as entries:
         for entry in entries:
             if not entry.name.endswith((".json", ".lock")) or entry.name in (".json", ".lock"):

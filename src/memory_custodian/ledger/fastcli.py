@@ -90,7 +90,9 @@ def parse(command: str, argv: list[str]) -> dict | None:
 def _emit_json(obj) -> None:
     import json
 
-    sys.stdout.write(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+    from ..textsafe import json_safe
+
+    sys.stdout.write(json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)) + "\n")
 
 
 def _remember(memory, o) -> None:
@@ -129,7 +131,9 @@ def _recall(memory, o) -> None:
     if o["fmt"] == "json":
         _emit_json(result.to_dict())
     else:
-        sys.stdout.write(result.render_text())
+        from ..textsafe import printable
+
+        sys.stdout.write(printable(result.render_text()))  # note text from disk: no raw escapes
 
 
 def main(argv: list[str]) -> int | None:

@@ -265,6 +265,7 @@ def build_match(query: str, paths=()) -> str | None:
 # page. The counts then cover that tier; the notes that share only some of the words are
 # reported as such (`partial`), as a lower bound when the broad tier was not counted in full.
 CANDIDATE_LIMIT = 500
+FILTERED_CANDIDATE_LIMIT = 3000  # the same with kind/tag/path filters, which then drop most of a tier
 # The broad tier of such a query is counted up to this many notes (0: up to CANDIDATE_LIMIT, which
 # the choice of tier needs anyway); past it, how many share only some of the words is reported as
 # a lower bound (`at least N`), never silently as exact. A higher cap buys a tighter bound for

@@ -138,10 +138,12 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_e
 
     rows = scan(rank_match)
     inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
-    at = tiers.index(rank_match)
     chosen = rank_match
+    at = tiers.index(rank_match)
     while at and len(inc) < limit:
-        at -= 1  # filters left too few in the narrow tier: the next broader one
+        # too few in the narrow tier: filters go straight back to the broad tier (one scan more);
+        # an unfiltered query whose last tier was left uncounted, to the next broader tier
+        at = at - 1 if rank_count is None else 0
         rank_match = tiers[at]
         rows = scan(rank_match)
         inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
@@ -247,7 +249,9 @@ def _choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
 
     Counting reads the FTS doclists only, and stops past the caps: a broad query over a big
     ledger is never counted in full (its count is then a lower bound, and said to be one)."""
-    cap = ranking.CANDIDATE_LIMIT
+    # with filters, a small tier often keeps too few notes and the broad tier must be scanned
+    # after all: filtered queries get a wider tier to start from
+    cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
     if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES):
         return tiers[0], 0, 0, True  # a small ledger: rank it all, nothing to count
     if len(tiers) == 1:
