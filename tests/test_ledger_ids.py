@@ -15,7 +15,13 @@ def test_note_ids_are_8_lowercase_crockford():
     assert len(ids) == 2000 and all(is_note_id(i) and len(i) == 8 and set(i) <= set(CROCKFORD) for i in ids)
 
 
-def test_ulids_are_monotonic_within_a_process():
+def test_ulids_are_monotonic_within_a_process(monkeypatch):
+    from memory_custodian.ledger import ids as ids_mod
+
+    # the far-future clock below must not leak into later tests of this process (their notes
+    # would be stamped 2096 and look changed to the hooks' "already shown" check)
+    monkeypatch.setattr(ids_mod, "_last_ms", ids_mod._last_ms)
+    monkeypatch.setattr(ids_mod, "_last_rand", ids_mod._last_rand)
     seen = []
     for _ in range(300):
         ms, ids = new_ulids(3)

@@ -272,7 +272,7 @@ FILTERED_CANDIDATE_LIMIT = 3000  # the same with kind/tag/path filters, which th
 # ~0.1 ms per thousand notes.
 BROAD_COUNT_CAP = 0
 MAX_TIER_PHRASES = 12  # an all-but-one tier repeats each word: BM25 costs grow with the phrases it holds
-TIER_MIN_NOTES = 2000  # smaller ledgers always rank the broad tier in full (it is cheap there)
+TIER_MIN_NOTES = 10000  # smaller ledgers always rank the broad tier in full (exact BM25; see note-7)
 
 
 def _quote(term: str) -> str:
