@@ -279,7 +279,6 @@ def test_absurd_expiry_is_a_clear_error(project, days):
     assert r.returncode == 2 and "--expires" in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="bugs-8.md #19")
 def test_a_corrupt_index_is_rebuilt_not_fatal(project):
     """`.cache/index.sqlite` is disposable (DESIGN: deleting it is always safe), so a damaged page
     must cost a rebuild, not every command until someone deletes it by hand."""

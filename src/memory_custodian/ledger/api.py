@@ -195,8 +195,9 @@ class LedgerAPI:
         from .recall import run_recall
 
         index = self._index()
-        return run_recall(index, query=query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-                          include_all=include_all, now=now, root=self.root, counts=counts, ids=ids)
+        return index.guarded(lambda: run_recall(
+            index, query=query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
+            include_all=include_all, now=now, root=self.root, counts=counts, ids=ids))
 
     def reindex(self, progress=None) -> dict:
         return self._index().rebuild(progress=progress)

@@ -137,6 +137,14 @@ def _shard_stats(ledger_dir) -> dict:
     return out
 
 
+def _is_damaged(exc: BaseException) -> bool:
+    """SQLite's words for a file whose pages cannot be trusted (not: locked, full, read-only)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text or "disk image" in text
+
+
 class Index:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
@@ -231,10 +239,34 @@ class Index:
 
     def catch_up(self) -> dict:
         """Bring the index up to the shards; returns {"mode": current|incremental|rebuild, "events": n}."""
+        return self.guarded(self._catch_up)
+
+    def guarded(self, work):
+        """Run `work()`; a damaged cache is discarded, rebuilt from the shards and `work` retried once.
+
+        The index is a cache (deleting it is always safe), so a bad page must cost one rebuild, not
+        every command until someone deletes the file by hand. Other failures become one clear line.
+        """
         try:
-            return self._catch_up()
+            return work()
+        except (sqlite3.Error, OSError) as exc:
+            if not _is_damaged(exc):
+                raise self._error(exc) from exc
+        self.discard()
+        try:
+            if work != self._catch_up:
+                self._catch_up()
+            return work()
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from exc
+
+    def discard(self) -> None:
+        """Close and delete the cache files; the next use rebuilds them from the shards."""
+        self.close()
+        self._disk_sig = None
+        self._meta = None
+        with fsutil.project_lock(self.ledger.memory_dir):
+            self._delete_files()
 
     def _catch_up(self) -> dict:
         mode, _ = self._plan()
