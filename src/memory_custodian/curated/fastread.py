@@ -18,32 +18,13 @@ _FLAGS = {"--names-only": "names_only", "--explain": "explain", "--strict": "str
 
 
 def parse(argv: list[str]) -> dict | None:
-    opts: dict = {"project_root": None, "memory_dir": None, "task": None, "query": None, "fmt": "text",
-                  "areas": [], "profiles": [], "rules": [], "paths": [],
-                  "names_only": False, "explain": False, "strict": False}
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if name in _FLAGS and not eq:
-            opts[_FLAGS[name]] = True
-            i += 1
-            continue
-        if name in _VALUE or name in _MULTI:
-            if eq:
-                value = inline
-            elif i + 1 < len(argv):
-                value = argv[i + 1]
-                i += 1
-            else:
-                return None
-            if name in _VALUE:
-                opts[_VALUE[name]] = value
-            else:
-                opts[_MULTI[name]].append(value)
-            i += 1
-            continue
+    from ..fastargs import scan
+
+    scanned = scan(argv, values=_VALUE, multi=_MULTI, flags=_FLAGS, positional=False)
+    if scanned is None:
         return None  # help, an unknown option or a stray argument: click explains it
+    opts = {"project_root": None, "memory_dir": None, "task": None, "query": None, "fmt": "text",
+            "names_only": False, "explain": False, "strict": False, **scanned[0]}
     if opts["task"] is None or opts["fmt"] not in ("text", "json"):
         return None
     return opts

@@ -36,42 +36,14 @@ _SPEC = {
 
 
 def parse(command: str, argv: list[str]) -> dict | None:
+    from ..fastargs import scan
+
     spec = _SPEC[command]
-    value = {**_COMMON_VALUE, **spec["value"]}
-    opts: dict = {"fmt": "text", "args": []}
-    for key in spec["multi"].values():
-        opts[key] = []
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            opts["args"].extend(argv[i + 1:])
-            break
-        if arg.startswith("-") and arg != "-":
-            name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-            if name in spec["flags"] and not eq:
-                opts[spec["flags"][name]] = True
-                i += 1
-                continue
-            if name in value or name in spec["multi"]:
-                if eq:
-                    val = inline
-                elif i + 1 < len(argv):
-                    val = argv[i + 1]
-                    i += 1
-                else:
-                    return None
-                if name in value:
-                    if value[name] in opts:
-                        return None  # given twice: let click decide
-                    opts[value[name]] = val
-                else:
-                    opts[spec["multi"][name]].append(val)
-                i += 1
-                continue
-            return None  # help or an unknown option: click explains it
-        opts["args"].append(arg)
-        i += 1
+    scanned = scan(argv, values={**_COMMON_VALUE, **spec["value"]}, multi=spec["multi"], flags=spec["flags"],
+                   positional=True)
+    if scanned is None:
+        return None  # help or an unknown option: click explains it
+    opts = {"fmt": "text", **scanned[0], "args": scanned[1]}
     lo, hi = spec["positional"]
     if not lo <= len(opts["args"]) <= hi or opts["fmt"] not in ("text", "json"):
         return None
