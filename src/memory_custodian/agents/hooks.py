@@ -210,25 +210,12 @@ def _on_prompt(memory, state, prompt: str, task: str, now) -> str:
 
 
 def _prompt_lines(memory, state, prompt: str) -> str:
-    from ..tokens import estimate_tokens
     from .recall_view import index_line, relevant_hits
 
     hits, below = relevant_hits(memory, prompt, limit=PROMPT_LINES)
     fresh = [h for h in hits if not state.seen(h.note)]
     repeated = len(hits) - len(fresh)
-    lines: list[str] = []
-    left = state.budget_left(TURN_BUDGET_TOKENS)
-    over = 0
-    for hit in fresh:
-        line = index_line(hit.note)
-        cost = estimate_tokens(line)
-        if cost > left:
-            over += 1
-            continue
-        left -= cost
-        lines.append(line)
-        state.mark(hit.note)
-        state.spend(cost)
+    lines, over = _fit_turn_budget(state, [hit.note for hit in fresh], index_line, full=False)
     if not lines:
         return ""
     tail = []
@@ -243,6 +230,26 @@ def _prompt_lines(memory, state, prompt: str) -> str:
     return "\n".join(x for x in (head, fence("\n".join(lines)), footer, EXPAND_POINTER) if x)
 
 
+def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], int]:
+    """Render notes in order while this turn's token budget lasts; (texts, how many did not fit)."""
+    from ..tokens import estimate_tokens
+
+    texts: list[str] = []
+    left = state.budget_left(TURN_BUDGET_TOKENS)
+    over = 0
+    for note in notes:
+        text = render(note)
+        cost = estimate_tokens(text)
+        if cost > left:
+            over += 1
+            continue
+        left -= cost
+        texts.append(text)
+        state.mark(note, full=full)
+        state.spend(cost)
+    return texts, over
+
+
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
 def _on_file(memory, state, paths: list[str]) -> str:
@@ -254,24 +261,11 @@ def _on_file(memory, state, paths: list[str]) -> str:
     quiet = state.data.setdefault("quiet_paths", {})
     if all(quiet.get(p) == signature for p in paths):
         return ""
-    from ..tokens import estimate_tokens
     from .recall_view import note_text, path_notes
 
     notes, below = path_notes(memory, paths, limit=FILE_SCAN)
     fresh = [n for n in notes if not state.seen(n, full=True)]
-    blocks: list[str] = []
-    left = state.budget_left(TURN_BUDGET_TOKENS)
-    over = 0
-    for note in fresh[:FILE_NOTES]:
-        text = note_text(note)
-        cost = estimate_tokens(text)
-        if cost > left:
-            over += 1
-            continue
-        left -= cost
-        blocks.append(text)
-        state.mark(note, full=True)
-        state.spend(cost)
+    blocks, over = _fit_turn_budget(state, fresh[:FILE_NOTES], note_text, full=True)
     over += max(0, len(fresh) - FILE_NOTES) + below
     if not over:
         quiet.update({p: signature for p in paths})
