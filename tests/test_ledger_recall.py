@@ -164,6 +164,24 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     assert one == two
 
 
+def test_metadata_is_loaded_on_the_second_query_only_and_ranks_the_same(mem):
+    """A one-shot process (a hook) must not pay for loading every note's metadata; a caller that
+    asks again ranks from memory, with the same result as the join."""
+    for i in range(12):
+        note = mem.remember(f"lock daemon retry case {i}", priority=["high", "medium", "low"][i % 3])
+        if i % 4 == 0:
+            mem.revoke(note.id, reason="x")
+    index = mem._index()
+    first = mem.recall("lock retry", limit=3).to_dict()
+    assert index._meta[1] == "asked once"
+    second = mem.recall("lock retry", limit=3).to_dict()
+    assert isinstance(index._meta[1], dict) and len(index._meta[1]) == 12
+    assert first == second
+    mem.remember("lock retry again")  # a write: the next query is a first ask again
+    mem.recall("lock retry")
+    assert index._meta[1] == "asked once"
+
+
 def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monkeypatch):
     """Past CANDIDATE_LIMIT matches, recall ranks the notes sharing every word; the rest are
     reported as `partial`, as a lower bound ("at least") when the broad tier was not counted in full."""
