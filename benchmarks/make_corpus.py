@@ -12,7 +12,6 @@ creates OUT_DIR/docs/memory/{manifest.md,ledger/*.jsonl}.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -169,7 +168,7 @@ class Writer:
             cur = trial.get(ev["note"], states.get(ev["note"]))
             if transition_error(cur, ev) is not None:
                 return False
-            trial[ev["note"]] = apply(dataclasses.replace(cur, extra=dict(cur.extra)) if cur else None, ev)
+            trial[ev["note"]] = apply(cur.replace(extra=dict(cur.extra)) if cur else None, ev)
         states.update(trial)
         for ev in events:
             self.shards.setdefault(at[:7], []).append(encode_event(ev))

@@ -134,9 +134,7 @@ def test_editing_one_body_touches_exactly_that_note(notes, data):
 
 
 def _with_body(note: Note, body: str) -> Note:
-    import dataclasses
-
-    return dataclasses.replace(note, body=body)
+    return note.replace(body=body)
 
 
 # ---- each mapping ------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import shutil
@@ -76,7 +75,7 @@ def histories(draw, max_events=25):
             if transition_error(state.get(ev["note"]), ev) is not None:
                 ok = False
                 break
-            state[ev["note"]] = apply(dataclasses.replace(state[ev["note"]], extra=dict(state[ev["note"]].extra))
+            state[ev["note"]] = apply(state[ev["note"]].replace(extra=dict(state[ev["note"]].extra))
                                       if ev["note"] in state else None, ev)
         if not ok:
             continue
@@ -89,7 +88,7 @@ def histories(draw, max_events=25):
 
 
 def as_dicts(notes):
-    return {k: dataclasses.asdict(v) for k, v in sorted(notes.items())}
+    return {k: v.as_dict() for k, v in sorted(notes.items())}
 
 
 def write_shards(ledger_dir: Path, lines: list[str], shards: list[str]) -> None:

@@ -14,14 +14,6 @@ ACTOR_OPTION = click.option("--actor", type=click.Choice(["human", "agent"]), de
                             help="Who is acting; hooks and the MCP server write as agent.")
 
 
-def _note_dict(note) -> dict:
-    import dataclasses
-
-    d = dataclasses.asdict(note)
-    d["tags"], d["paths"] = list(note.tags), list(note.paths)
-    return d
-
-
 def _text_arg(text: str) -> str:
     return sys.stdin.read() if text == "-" else text
 
@@ -55,7 +47,7 @@ def _refresh_mirror(memory) -> None:
 
 def _emit_note(note, fmt: str, text: str) -> None:
     if fmt == "json":
-        emit_json(_note_dict(note))
+        emit_json(note.to_dict())
     else:
         click.echo(text)
 

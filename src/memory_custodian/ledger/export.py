@@ -144,7 +144,7 @@ def state_label(note: Note) -> str:
 # are (no object per note); `render_export` turns `Note`s into the same rows, so both paths share
 # one renderer and give the same bytes. tags/paths: a tuple, or the index's newline-joined text.
 TEXT_FIELDS = ("title", "body", "tags", "paths")
-NOTE_FIELDS = tuple(f for f in Note.__dataclass_fields__ if f not in TEXT_FIELDS)
+NOTE_FIELDS = tuple(f for f in Note.FIELDS if f not in TEXT_FIELDS)
 RENDER_FIELDS = ("id", "kind", "priority", "provenance", "quote", "scope", "branch", "expires", "supersedes",
                  "created_at", "created_by", "state", "superseded_by", "state_reason", "updated_at", "extra")
 

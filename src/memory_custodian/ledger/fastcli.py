@@ -68,8 +68,6 @@ def _emit_json(obj) -> None:
 
 
 def _remember(memory, o) -> None:
-    import dataclasses
-
     text = o["args"][0]
     if text == "-":
         text = sys.stdin.read()
@@ -79,9 +77,7 @@ def _remember(memory, o) -> None:
                            supersedes=o.get("supersedes"), actor=o.get("actor") or "human")
     _refresh_mirror(memory)
     if o["fmt"] == "json":
-        d = dataclasses.asdict(note)
-        d["tags"], d["paths"] = list(note.tags), list(note.paths)
-        _emit_json(d)
+        _emit_json(note.to_dict())
     else:
         sys.stdout.write(note.id + "\n")
 

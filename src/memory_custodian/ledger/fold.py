@@ -9,8 +9,8 @@ can bring them: writers refuse them) are skipped and reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..records import Record
 from .ids import add_days, is_iso_utc, is_note_id
 from .model import (
     ACTORS, DEFAULT_LIFETIME_DAYS, FORMAT_VERSION, KINDS, LEGAL_NEXT, OPS, PRIORITIES, PROVENANCES,
@@ -22,15 +22,16 @@ CREATE_FIELDS = ("kind", "priority", "title", "body", "tags", "paths", "provenan
 ENVELOPE = ("v", "id", "at", "op", "note", "actor", "txn", "txn_n")
 
 
-@dataclass
-class Problem:
+class Problem(Record):
     """Something replay skipped or doctor found; `code` is stable, `message` says what to do."""
 
+    FIELDS = ("code", "message", "where", "note", "event")
+    DEFAULTS = {"where": None, "note": None, "event": None}
     code: str  # torn-tail, incomplete-txn, illegal-transition, duplicate-event, bad-event, ...
     message: str
-    where: str | None = None  # "ledger/2026-11.jsonl:12"
-    note: str | None = None
-    event: str | None = None
+    where: str | None  # "ledger/2026-11.jsonl:12"
+    note: str | None
+    event: str | None
 
     def to_dict(self) -> dict:
         return {"code": self.code, "message": self.message, "where": self.where, "note": self.note,

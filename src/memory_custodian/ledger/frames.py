@@ -78,8 +78,6 @@ def render(note: Note, state: str, ids: list[str]) -> str:
 
 
 def expand_notes(index, ids: list[str], now: str | None = None) -> list[dict]:
-    import dataclasses
-
     from .ids import now_iso
 
     now = now or now_iso()
@@ -88,10 +86,8 @@ def expand_notes(index, ids: list[str], now: str | None = None) -> list[dict]:
         note = index.get_note(note_id)
         state = note.state_at(now)
         ids_chain = chain(index, note)
-        d = dataclasses.asdict(note)
-        d["tags"], d["paths"] = list(note.tags), list(note.paths)
         out.append({
-            "id": note.id, "note": d, "state": state, "warning": state_warning(note, state),
+            "id": note.id, "note": note.to_dict(), "state": state, "warning": state_warning(note, state),
             "provenance_frame": PROVENANCE_FRAME.get(note.provenance), "chain": ids_chain,
             "text": render(note, state, ids_chain),
         })

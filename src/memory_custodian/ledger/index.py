@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from copy import deepcopy as copy_deep  # already loaded by dataclasses
 from pathlib import Path
 
 from .. import fsutil
 from ..errors import NotFound, Refused
+from ..records import copy_plain
 from . import ranking
 from .fold import fold_note_events
 from .model import Note
@@ -59,7 +59,7 @@ INSERT_TEXT = "INSERT INTO note_text(rowid, title, body, tags_text, paths_text, 
 _IN_COLUMNS = ("title", "body", "tags", "paths")
 
 
-_JSON_FIELDS = tuple(f for f in Note.__dataclass_fields__ if f not in _IN_COLUMNS)
+_JSON_FIELDS = tuple(f for f in Note.FIELDS if f not in _IN_COLUMNS)
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -80,7 +80,7 @@ def copy(note: Note) -> Note:
     """A copy for a caller: the fields are immutable (str, tuples) but for `extra`, copied as well."""
     twin = object.__new__(Note)
     twin.__dict__.update(note.__dict__)
-    twin.extra = copy_deep(note.extra) if note.extra else {}
+    twin.extra = copy_plain(note.extra) if note.extra else {}
     return twin
 
 

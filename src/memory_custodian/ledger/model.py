@@ -6,7 +6,7 @@ ledger (recall, export, edit, hooks, MCP) works on these objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import Record
 
 FORMAT_VERSION = 1
 
@@ -41,33 +41,49 @@ LEGAL_NEXT = {
 DEFAULT_LIFETIME_DAYS = {"task": 30}
 
 
-@dataclass
-class Note:
-    """One note as the fold leaves it."""
+class Note(Record):
+    """One note as the fold leaves it. (A plain record: see `records.py` for why not a dataclass.)"""
 
-    id: str
-    kind: str
-    priority: str
-    title: str
-    body: str
-    tags: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    provenance: str = "human"
-    quote: str | None = None
-    scope: str = "workspace"
-    branch: str | None = None
-    expires: str | None = None  # ISO UTC timestamp; expiry is derived at read time
-    supersedes: str | None = None  # the note this one replaced
-    created_at: str = ""  # ISO UTC with milliseconds and Z
-    created_by: str = "human"  # actor of the create event
-    state: str = "active"  # one of STATES, as of the fold (see `state_at` for time-derived expiry)
-    superseded_by: str | None = None
-    state_reason: str | None = None  # the reason of the event that set the current state
-    updated_at: str = ""  # `at` of the last event
-    last_event: str = ""  # id of the last event (edit check-in conflict detection)
-    event_count: int = 0
-    extra: dict = field(default_factory=dict)
-    created_event: str = ""  # id of the create event: the total order among notes created in one millisecond
+    FIELDS = ("id", "kind", "priority", "title", "body", "tags", "paths", "provenance", "quote", "scope", "branch",
+              "expires", "supersedes", "created_at", "created_by", "state", "superseded_by", "state_reason",
+              "updated_at", "last_event", "event_count", "extra", "created_event")
+
+    def __init__(self, id: str, kind: str, priority: str, title: str, body: str, tags: tuple[str, ...] = (),
+                 paths: tuple[str, ...] = (), provenance: str = "human", quote: str | None = None,
+                 scope: str = "workspace", branch: str | None = None, expires: str | None = None,
+                 supersedes: str | None = None, created_at: str = "", created_by: str = "human",
+                 state: str = "active", superseded_by: str | None = None, state_reason: str | None = None,
+                 updated_at: str = "", last_event: str = "", event_count: int = 0, extra: dict | None = None,
+                 created_event: str = ""):
+        self.id = id
+        self.kind = kind
+        self.priority = priority
+        self.title = title
+        self.body = body
+        self.tags = tags
+        self.paths = paths
+        self.provenance = provenance
+        self.quote = quote
+        self.scope = scope
+        self.branch = branch
+        self.expires = expires  # ISO UTC timestamp; expiry is derived at read time
+        self.supersedes = supersedes  # the note this one replaced
+        self.created_at = created_at  # ISO UTC with milliseconds and Z
+        self.created_by = created_by  # actor of the create event
+        self.state = state  # one of STATES, as of the fold (see `state_at` for time-derived expiry)
+        self.superseded_by = superseded_by
+        self.state_reason = state_reason  # the reason of the event that set the current state
+        self.updated_at = updated_at  # `at` of the last event
+        self.last_event = last_event  # id of the last event (edit check-in conflict detection)
+        self.event_count = event_count
+        self.extra = {} if extra is None else extra
+        self.created_event = created_event  # the create event's id: total order among notes of one millisecond
+
+    def to_dict(self) -> dict:
+        """The note as JSON-ready data (tags and paths as lists), for `--format json` and MCP."""
+        d = self.as_dict()
+        d["tags"], d["paths"] = list(self.tags), list(self.paths)
+        return d
 
     def state_at(self, now_iso: str) -> str:
         """The state at `now_iso`: an active or stale note whose `expires` has passed is expired."""

@@ -8,9 +8,8 @@ The ranking knobs live in `ranking.py`; this module is the SQL plumbing and the 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-
 from ..errors import InvalidInput
+from ..records import Factory, Record
 from . import ranking
 from .model import KINDS, Note
 
@@ -22,12 +21,14 @@ SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, bea
 EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, per reason, lowest ids first
 
 
-@dataclass
-class RecallHit:
+class RecallHit(Record):
+    """rank, score, note, and its state as of `now` (time-derived expiry applied)."""
+
+    FIELDS = ("rank", "score", "note", "state")
     rank: int
     score: float
     note: Note
-    state: str  # as of `now` (time-derived expiry applied)
+    state: str
 
     def line(self) -> str:
         return index_line(self.note, self.state)
@@ -39,19 +40,25 @@ class RecallHit:
                 "tags": list(n.tags), "paths": list(n.paths), "line": self.line()}
 
 
-@dataclass
-class RecallResult:
+class RecallResult(Record):
+    """What a recall returns: the hits, and an account of everything it did not show."""
+
+    FIELDS = ("query", "hits", "matched", "below_ids", "excluded_ids", "excluded_counts", "filters", "counted",
+              "ids_listed", "partial", "partial_exact")
+    DEFAULTS = {"hits": Factory(list), "matched": 0, "below_ids": Factory(list), "excluded_ids": Factory(dict),
+                "excluded_counts": Factory(dict), "filters": Factory(dict), "counted": True, "ids_listed": True,
+                "partial": 0, "partial_exact": True}
     query: str | None
-    hits: list[RecallHit] = field(default_factory=list)
-    matched: int = 0  # notes that passed every filter (hits + below the cutoff)
-    below_ids: list[str] = field(default_factory=list)
-    excluded_ids: dict[str, list[str]] = field(default_factory=dict)  # reason -> ids (capped)
-    excluded_counts: dict[str, int] = field(default_factory=dict)  # reason -> exact count
-    filters: dict = field(default_factory=dict)
-    counted: bool = True  # False when the caller asked for the hits only (counts=False)
-    ids_listed: bool = True  # False when the caller asked for counts without excluded ids (ids=False)
-    partial: int = 0  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
-    partial_exact: bool = True  # False: `partial` is a lower bound (the broad match was not counted in full)
+    hits: list[RecallHit]
+    matched: int  # notes that passed every filter (hits + below the cutoff)
+    below_ids: list[str]
+    excluded_ids: dict[str, list[str]]  # reason -> ids (capped)
+    excluded_counts: dict[str, int]  # reason -> exact count
+    filters: dict
+    counted: bool  # False when the caller asked for the hits only (counts=False)
+    ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
+    partial: int  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
+    partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
 
     @property
     def below_cutoff(self) -> int:

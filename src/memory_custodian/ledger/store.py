@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import fsutil
 from ..errors import Corrupt, InvalidInput, NotFound, Refused
+from ..records import Factory, Record
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
 from .model import FORMAT_VERSION, Note
@@ -29,11 +29,12 @@ def encode_event(ev: dict) -> str:
                       separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
-@dataclass
-class Replay:
-    notes: dict[str, Note] = field(default_factory=dict)
-    events_by_note: dict[str, list[dict]] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+class Replay(Record):
+    FIELDS = ("notes", "events_by_note", "problems")
+    DEFAULTS = {"notes": Factory(dict), "events_by_note": Factory(dict), "problems": Factory(list)}
+    notes: dict[str, Note]
+    events_by_note: dict[str, list[dict]]
+    problems: list[Problem]
 
 
 def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int = 1, raw: bool = False):
@@ -285,6 +286,4 @@ class Ledger:
 def _copy(note: Note | None) -> Note | None:
     if note is None:
         return None
-    import dataclasses
-
-    return dataclasses.replace(note, extra=dict(note.extra))
+    return note.replace(extra=dict(note.extra))

@@ -1,0 +1,65 @@
+"""The plain records that stand in for dataclasses on the hook path (see records.py)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from memory_custodian.ledger.fold import Problem
+from memory_custodian.ledger.model import Note
+from memory_custodian.ledger.recall import RecallResult
+from memory_custodian.records import Factory, Record
+
+
+class Pair(Record):
+    FIELDS = ("a", "b", "items")
+    DEFAULTS = {"b": 2, "items": Factory(list)}
+
+
+def test_construction_defaults_and_factories():
+    assert Pair(1).__dict__ == {"a": 1, "b": 2, "items": []}
+    assert Pair(1, b=3).b == 3 and Pair(a=1, items=[9]).items == [9]
+    one, two = Pair(1), Pair(1)
+    one.items.append("x")
+    assert two.items == []  # a factory default is never shared
+    with pytest.raises(TypeError):
+        Pair()
+    with pytest.raises(TypeError):
+        Pair(1, a=1)
+    with pytest.raises(TypeError):
+        Pair(1, c=1)
+    with pytest.raises(TypeError):
+        Pair(1, 2, 3, 4)
+
+
+def test_equality_repr_replace_and_deep_as_dict():
+    a = Pair(1, items=[{"k": [1]}])
+    assert a == Pair(1, items=[{"k": [1]}]) and a != Pair(2) and a != (1, 2, [])
+    assert repr(a) == "Pair(a=1, b=2, items=[{'k': [1]}])"
+    b = a.replace(b=5)
+    assert (b.a, b.b) == (1, 5) and b.items is a.items  # shallow, as dataclasses.replace
+    d = a.as_dict()
+    d["items"][0]["k"].append(2)
+    assert a.items == [{"k": [1]}]  # deep, as dataclasses.asdict
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_note_fields_match_its_constructor():
+    import inspect
+
+    assert tuple(inspect.signature(Note).parameters) == Note.FIELDS
+    note = Note("abc", "gotcha", "high", "t", "b", extra={"x": [1]})
+    assert note.extra == {"x": [1]} and Note("a", "k", "p", "t", "b").extra == {}
+    assert note.to_dict()["tags"] == [] and note.to_dict()["extra"] == {"x": [1]}
+    assert note.replace(state="revoked").state == "revoked" and note.state == "active"
+    assert Problem("c", "m").to_dict() == {"code": "c", "message": "m", "where": None, "note": None, "event": None}
+    assert RecallResult(query="q").footer().startswith("0 more matched")
+
+
+def test_the_hook_path_does_not_import_dataclasses():
+    """`dataclasses` pulls in `inspect` (~15 ms a fresh process): the prompt and file hooks must not."""
+    code = ("import sys; from memory_custodian.agents import hooks; from memory_custodian.ledger import recall, index; "
+            "from memory_custodian import memory; print('dataclasses' in sys.modules, 'inspect' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
