@@ -206,6 +206,40 @@ def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monke
     assert len(wide.hits) == 8 and wide.matched == 36 and wide.partial == 0
 
 
+def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, monkeypatch):
+    """The prompt hook's mode: the same hits and matched count as a full recall, the exclusions
+    left uncounted and said to be; also on a tiered big-ledger query and with filters."""
+    from memory_custodian.ledger import ranking
+
+    made = [mem.remember(f"cache lock held across the restart, case {i}", kind="gotcha" if i % 2 else "finding")
+            for i in range(8)]
+    for i in range(30):
+        mem.remember(f"cache warming on deploy, variant {i}")
+    for note in made[:3]:
+        mem.revoke(note.id, reason="wrong")
+    queries = [dict(query="cache lock", limit=3), dict(query="cache", limit=50), dict(query="lock", kinds=["gotcha"]),
+               dict(query="nothing matches this", limit=3)]
+
+    def same(full, matched):
+        assert [h.note.id for h in matched.hits] == [h.note.id for h in full.hits]
+        assert [h.score for h in matched.hits] == [h.score for h in full.hits]
+        assert (matched.matched, matched.partial, matched.partial_exact) == (full.matched, full.partial,
+                                                                            full.partial_exact)
+        assert matched.excluded_counts == {} and not matched.excluded_counted
+        assert "excluded notes (revoked, superseded, ...) not counted" in matched.footer()
+
+    for q in queries:
+        same(mem.recall(**q), mem.recall(**q, counts="matched"))
+    monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
+    monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 10)
+    monkeypatch.setattr(ranking, "BROAD_COUNT_CAP", 1000)
+    tiered = mem.recall("cache lock", limit=3, counts="matched")
+    assert tiered.matched == 5 and tiered.partial == 30
+    same(mem.recall("cache lock", limit=3), tiered)
+    with pytest.raises(InvalidInput):
+        mem.recall("cache", counts="some")
+
+
 def test_identifier_parts_give_a_narrower_tier():
     from memory_custodian.ledger.ranking import match_tiers
 

@@ -69,8 +69,8 @@ def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
 
 def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
     """The top notes for a prompt that clear the relevance floor, and how many matched below it."""
-    # ids=False: the hook shows counts, never the excluded ids, so SQL need not list them
-    result = memory.recall(focus_query(prompt), limit=limit * 2, ids=False)
+    # the hook says how many more matched, never what was excluded: one count query, not a scan
+    result = memory.recall(focus_query(prompt), limit=limit * 2, counts="matched")
     hits = hits_of(result)
     if not hits:
         return [], 0

@@ -191,7 +191,8 @@ class LedgerAPI:
 
     def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
                counts=True, ids=True):
-        """Ranked notes with an account of what was not shown (`counts=False`: hits only, for hooks)."""
+        """Ranked notes with an account of what was not shown (`counts=False`: hits only;
+        `counts="matched"`: hits and how many matched, without the exclusions — for hooks)."""
         from .recall import run_recall
 
         index = self._index()

@@ -44,10 +44,10 @@ class RecallResult(Record):
     """What a recall returns: the hits, and an account of everything it did not show."""
 
     FIELDS = ("query", "hits", "matched", "below_ids", "excluded_ids", "excluded_counts", "filters", "counted",
-              "ids_listed", "partial", "partial_exact")
+              "ids_listed", "partial", "partial_exact", "excluded_counted")
     DEFAULTS = {"hits": Factory(list), "matched": 0, "below_ids": Factory(list), "excluded_ids": Factory(dict),
                 "excluded_counts": Factory(dict), "filters": Factory(dict), "counted": True, "ids_listed": True,
-                "partial": 0, "partial_exact": True}
+                "partial": 0, "partial_exact": True, "excluded_counted": True}
     query: str | None
     hits: list[RecallHit]
     matched: int  # notes that passed every filter (hits + below the cutoff)
@@ -59,6 +59,7 @@ class RecallResult(Record):
     ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
     partial: int  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
     partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
+    excluded_counted: bool  # False: counts="matched" counted what matched, not what was excluded
 
     @property
     def below_cutoff(self) -> int:
@@ -75,7 +76,9 @@ class RecallResult(Record):
         total = sum(excl.values())
         reasons = ", ".join(f"{excl[r]} {r}" for r in EXCLUSION_ORDER if excl.get(r))
         text = f"{self.below_cutoff} more matched below the cutoff; {total} excluded"
-        if reasons:
+        if not self.excluded_counted:
+            text = f"{self.below_cutoff} more matched below the cutoff; excluded notes (revoked, superseded, ...) not counted"
+        elif reasons:
             text += f" ({reasons})"
         if self.partial:
             at_least = "" if self.partial_exact else "at least "
@@ -104,7 +107,7 @@ class RecallResult(Record):
                          "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values()),
                          "ids_listed": self.ids_listed},
             "summary": self.footer(), "counted": self.counted, "partial": self.partial,
-            "partial_exact": self.partial_exact,
+            "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
         }
 
 
@@ -292,8 +295,11 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
                now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True) -> RecallResult:
     """Rank, filter (inside the SQL, before the cutoff) and account for the rest.
 
-    `counts=False` is for callers that show only the hits and say so (hooks on every prompt): it
-    skips counting what fell below the cutoff or was excluded; `RecallResult.counted` is then False.
+    `counts=False` is for callers that show only the hits and say so: it skips counting what fell
+    below the cutoff or was excluded; `RecallResult.counted` is then False. `counts="matched"` (the
+    prompt hook, which says how many more matched) counts what matched but not what was excluded
+    or why: one count query instead of reading every match (40 -> 14 ms at 7,490 notes);
+    `RecallResult.excluded_counted` is then False.
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
     """
     from .ids import now_iso
@@ -301,6 +307,8 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
 
     if not isinstance(limit, int) or limit < 0:
         raise InvalidInput("--limit must be 0 or more")
+    if counts not in (True, False, "matched"):
+        raise InvalidInput(f"counts must be True, False or 'matched', not {counts!r}")
     kinds = tuple(sorted(set(kinds)))
     for k in kinds:
         if k not in KINDS:
@@ -352,7 +360,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         score = ranking.score_sql(f"bm25(notes_fts, {weights})", near)
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
-        unfiltered = counts and not (kinds or tags or paths or exclude_ids)
+        unfiltered = bool(counts) and not (kinds or tags or paths or exclude_ids)
         rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit, unfiltered)
     else:
         source = "notes n"
@@ -374,16 +382,28 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         return db.execute(f"SELECT n.id, {score} AS score FROM {source} WHERE {base}{match_cond} AND {included} "
                           f"ORDER BY {order} LIMIT :cap", p).fetchall()
 
-    if not counts:
-        result.counted = False
+    if not counts or counts == "matched":
         rows = ranked(rank_match, limit)
         if tiers and rank_match != tiers[0] and len(rows) < limit:
             rows = ranked(tiers[0], limit)
+            rank_match = tiers[0]
         notes = index.get_notes([r[0] for r in rows])
         for i, (note_id, score_value) in enumerate(rows, 1):
             note = notes[note_id]
             result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
-        result.matched = len(rows)
+        if not counts:
+            result.counted = False
+            result.matched = len(rows)
+            return result
+        result.excluded_counted, result.ids_listed = False, False
+        p = dict(params, match=rank_match) if tiers else params
+        result.matched = len(rows) if len(rows) < limit else db.execute(
+            f"SELECT count(*) FROM {source} WHERE {base}{match_cond} AND {included}", p).fetchone()[0]
+        if tiers and rank_match != tiers[0]:
+            rank_count = _count(db, rank_match)
+            if not broad_exact and rank_count >= broad_count:
+                broad_count, broad_exact = _count(db, tiers[0]), True
+            result.partial, result.partial_exact = broad_count - rank_count, broad_exact
         return result
     if tiers and rank_match == tiers[0] and SINGLE_PASS_MAX >= 0 and not (kinds or tags or paths or exclude_ids or near):
         meta = index.note_meta()  # small ledgers: rank from the FTS alone, the rest from memory
