@@ -152,7 +152,10 @@ class Index:
         self.path = Path(ledger.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE
         self._db: sqlite3.Connection | None = None
         self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
-        self._meta: tuple | None = None  # (shard signature, {rowid: meta} or None) — see note_meta
+        self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
+        self._postings_kept = None  # the last in-memory postings, kept across writes (see postings)
+        # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
+        self._meta: tuple | None = None
 
     # ---- connection ---------------------------------------------------------------------------
 
@@ -211,6 +214,7 @@ class Index:
                 pass
 
     def close(self) -> None:
+        self._current_sig = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -219,9 +223,11 @@ class Index:
 
     def _plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
-        stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
         on_disk = _shard_stats(self.ledger.dir)
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
+        if self._disk_sig == self._current_sig:
+            return "current", []  # the shards are as this connection last found the index caught up with them
+        stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
         if set(stored) - set(on_disk):
             return "rebuild", None
         work = []
@@ -236,6 +242,8 @@ class Index:
             if st.st_size < row[3]:
                 return "rebuild", None
             work.append((name, path, st, row[3], row[5], row[4]))
+        if not work:
+            self._current_sig = self._disk_sig
         return ("grow" if work else "current"), work
 
     def catch_up(self) -> dict:
@@ -266,6 +274,7 @@ class Index:
         self.close()
         self._disk_sig = None
         self._meta = None
+        self._current_sig = None
         with fsutil.project_lock(self.ledger.memory_dir):
             self._delete_files()
 
@@ -274,6 +283,7 @@ class Index:
         if mode == "current":
             return {"mode": "current", "events": 0}
         self._meta = None
+        self._current_sig = None
         self.db.execute("BEGIN IMMEDIATE")
         try:
             mode, work = self._plan()  # again, now that no one else can write the index
@@ -390,6 +400,7 @@ class Index:
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""
         self._meta = None
+        self._current_sig = None
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -526,7 +537,7 @@ class Index:
         renumbers rowids). Call after catch_up."""
         sig = (self._disk_sig, self.db.execute("PRAGMA data_version").fetchone()[0])
         if self._meta is None or self._meta[0] != sig or sig[0] is None:
-            self._meta = (sig, False, {})
+            self._meta = (sig, False, {}, False)
         return self._meta
 
     def note_meta(self) -> dict | None:
@@ -540,15 +551,40 @@ class Index:
         (the MCP server, `eval`) does, once."""
         caches = self._caches()
         if caches[1] is False:  # never asked: note the ask, answer without
-            self._meta = (caches[0], _ASKED_ONCE, caches[2])
+            self._meta = (caches[0], _ASKED_ONCE, caches[2], False)
             return None
         if caches[1] is _ASKED_ONCE:
             rows = self.db.execute("SELECT rowid, id, priority, kind, state, expires, scope, branch, created_at, "
                                    "created_event FROM notes LIMIT ?", (META_CACHE_MAX + 1,)).fetchall()
+            # created_at and created_event as "" when NULL: recall sorts on them as plain keys
             meta = None if len(rows) > META_CACHE_MAX else {
-                r[0]: (r[1], (r[2], r[3]), *r[4:]) for r in rows}
-            caches = self._meta = (caches[0], meta, caches[2])
+                r[0]: (r[1], (r[2], r[3]), r[4], r[5], r[6], r[7], r[8] or "", r[9] or "") for r in rows}
+            caches = self._meta = (caches[0], meta, caches[2], False)
         return None if caches[1] is _ASKED_ONCE else caches[1]
+
+    def postings(self):
+        """BM25 postings in memory (`postings.py`) once the metadata is (a caller asking again), on
+        ledgers of at most WARM_MAX notes; None otherwise."""
+        caches = self._caches()
+        if not isinstance(caches[1], dict):
+            return None
+        if caches[3] is False:
+            from .postings import WARM_MAX, Postings
+
+            meta = caches[1]
+            post = self._postings_kept
+            if len(meta) > WARM_MAX:
+                post = None
+            else:
+                notes = {rowid: m[0] for rowid, m in meta.items()}
+                forgotten = {rowid for rowid, m in meta.items() if m[2] == "forgotten"}
+                # after a write, the last postings catch up with the notes added (a `remember`
+                # costs a few ms, not a re-read of every note)
+                if post is None or not post.refresh(self.db, notes, forgotten):
+                    post = Postings(self.db, notes, forgotten)
+            self._postings_kept = post
+            caches = self._meta = (*caches[:3], post)
+        return caches[3]
 
     def get_note(self, note_id: str) -> Note | None:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()

@@ -226,21 +226,17 @@ def _names_code(query: str) -> bool:
     return any(_compound_parts(run) for run in _RUN_RE.findall(query or ""))
 
 
-def build_match(query: str, paths=()) -> str | None:
-    """An FTS5 MATCH expression: any of the query's terms, each quoted (no query syntax leaks in),
-    their synonyms, and with `paths` (the caller's path filter) a phrase on the paths column for
-    each, so a note anchored there matches even when it shares no word with the task."""
+def match_words(query: str) -> list[tuple[str, bool]]:
+    """The words the broad MATCH ORs together, in order: the query's terms, then their synonyms;
+    each with whether it also matches as a prefix."""
     terms = query_terms(query)
-    if not terms:
-        return None
-    parts: list[str] = []
+    words: list[tuple[str, bool]] = []
     seen: set[str] = set()
 
     def add(tok: str) -> None:
         if tok not in seen:
             seen.add(tok)
-            prefix = PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit()
-            parts.append(_quote(tok) + ("*" if prefix else ""))
+            words.append((tok, bool(PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit())))
 
     for tok in terms:
         add(tok)
@@ -249,13 +245,31 @@ def build_match(query: str, paths=()) -> str | None:
             for syn in capped_synonyms(tok):
                 for piece in split_identifier(syn):
                     add(piece)
+    return words
+
+
+def build_match(query: str, paths=(), words=None) -> str | None:
+    """An FTS5 MATCH expression: any of the query's terms, each quoted (no query syntax leaks in),
+    their synonyms, and with `paths` (the caller's path filter) a phrase on the paths column for
+    each, so a note anchored there matches even when it shares no word with the task. `words`:
+    `match_words(query)`, when the caller has it already."""
+    words = match_words(query) if words is None else words
+    if not words:
+        return None
+    parts = [_quote(tok) + ("*" if prefix else "") for tok, prefix in words]
+    return " OR ".join(parts + path_phrases(paths))
+
+
+def path_phrases(paths) -> list[str]:
+    """The MATCH phrases (last in `build_match`, in this order) that find notes anchored at `paths`."""
+    out = []
     if MATCH_PATHS:
         for path in paths or ():
             # the phrase goes through the column's own tokenizer, so it matches the stored path
             words = " ".join(w for w in re.split(r"[^A-Za-z0-9]+", path) if w)
             if words:
-                parts.append("paths_text : " + _quote(words))
-    return " OR ".join(parts)
+                out.append("paths_text : " + _quote(words))
+    return out
 
 
 # Broad queries on big ledgers: BM25 costs a few microseconds per matching note (and FTS5 reads

@@ -8,6 +8,7 @@ The ranking knobs live in `ranking.py`; this module is the SQL plumbing and the 
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from ..errors import InvalidInput
 from ..records import Factory, Record
 from . import ranking
@@ -19,16 +20,16 @@ EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
 SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
 EXCLUDED_IDS_CAP = 500  # likewise for excluded ids, per reason, lowest ids first
+_ID, _RANK = itemgetter(0), itemgetter(1, 4, 5)  # a candidate row's id; score, created_at, created_event
 
 
 class RecallHit(Record):
     """rank, score, note, and its state as of `now` (time-derived expiry applied)."""
 
     FIELDS = ("rank", "score", "note", "state")
-    rank: int
-    score: float
-    note: Note
-    state: str
+
+    def __init__(self, rank: int, score: float, note: Note, state: str):
+        self.rank, self.score, self.note, self.state = rank, score, note, state
 
     def line(self) -> str:
         return index_line(self.note, self.state)
@@ -173,29 +174,58 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_e
     return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
 
 
-def _meta_pass(index, result, meta, match_expr, now, branch, want_states, include_all, limit, ids):
-    """`_one_pass` without the join: BM25 from the FTS table, the priors, state and scope from the
-    in-memory metadata — the same rows, scores (same float operations) and order as the SQL."""
+def _bm25_scores(index, words, match_expr: str, paths) -> dict:
+    """{rowid: BM25 (positive)} for the broad match: from the in-memory postings when the index
+    keeps them (the query's words; each path phrase, which postings of single words cannot score,
+    from FTS5 and added last, as FTS5 sums phrases in order), else from FTS5 for the whole match."""
     weights = ", ".join(repr(w) for w in ranking.bm25_weights())
+    postings = index.postings()
+    scored = postings.scores(words) if postings is not None else None
+    if scored is None:
+        return {rowid: -bm25 for rowid, bm25 in index.db.execute(
+            f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,))}
+    for phrase in ranking.path_phrases(paths):
+        for rowid, bm25 in index.db.execute(
+                f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)):
+            scored[rowid] = scored.get(rowid, 0.0) - bm25
+    return scored
+
+
+def _meta_pass(index, result, meta, words, match_expr, params, base, near, kinds, paths, selective, now, branch_of,
+               want_states, include_all, limit, ids):
+    """`_one_pass` without the join: BM25 from the in-memory postings (or else the FTS table), the
+    priors, state and scope from the in-memory metadata, the filters kinds in memory and the
+    selective ones (tags, paths, excluded ids) as one set of rowids from SQL — the same rows,
+    scores (same float operations) and order as the SQL."""
+    db = index.db
+    scored = _bm25_scores(index, words, match_expr, paths)
+    allowed = {r for (r,) in db.execute(f"SELECT n.rowid FROM notes n WHERE {base}", params)} if selective else None
+    lifted = {r for (r,) in db.execute(f"SELECT n.rowid FROM notes n WHERE {near}", params)} if near else None
+    lift = ranking.PATH_LIFT
     pp, kp = ranking.PRIORITY_PRIOR, ranking.KIND_PRIOR
     priors: dict = {}
     rows = []
-    for rowid, bm25 in index.db.execute(f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts "
-                                        "WHERE notes_fts MATCH ?", (match_expr,)):
+    append = rows.append
+    for rowid, score in scored.items():
         m = meta.get(rowid)
-        if m is None or m[2] == "forgotten":
+        if m is None:
             continue
         note_id, pk, state, expires, scope, note_branch, created_at, created_event = m
+        if state == "forgotten" or (kinds and pk[1] not in kinds) or (allowed is not None and rowid not in allowed):
+            continue
         prior = priors.get(pk)
         if prior is None:
             prior = priors[pk] = 1.0 + float(pp.get(pk[0], 0.0)) + float(kp.get(pk[1], 0.0))
         if expires is not None and expires <= now and state in ("active", "stale"):
             state = "expired"
-        rows.append((note_id, -bm25 * prior, state, scope == "workspace" or note_branch == branch, created_at,
-                     created_event))
-    inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
-    inc.sort(key=lambda r: r[0])
-    inc.sort(key=lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""), reverse=True)
+        score = score * prior
+        if lifted is not None:
+            score = score * (1.0 + lift * (rowid in lifted))
+        append((note_id, score, state, scope == "workspace" or note_branch == branch_of(), created_at, created_event))
+    inc = rows if include_all else [r for r in rows if r[2] in want_states and r[3]]
+    # the metadata holds no NULLs (see Index.note_meta): plain item keys order as `_one_pass`'s do
+    inc.sort(key=_ID)
+    inc.sort(key=_RANK, reverse=True)
     return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
 
 
@@ -251,6 +281,12 @@ def _count(db, match_expr: str, cap: int | None = None) -> int:
                       (match_expr, cap + 1)).fetchone()[0]
 
 
+def _small_ledger(db, unfiltered: bool) -> bool:
+    """Few enough notes to rank a query's broad tier in full (the narrower tiers are never needed)."""
+    cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
+    return (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES)
+
+
 def _choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
     """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
     page. Returns (tier, broad count, tier count, whether the broad count is exact). The tier
@@ -262,8 +298,6 @@ def _choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
     # with filters, a small tier often keeps too few notes and the broad tier must be scanned
     # after all: filtered queries get a wider tier to start from
     cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
-    if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES):
-        return tiers[0], 0, 0, True  # a small ledger: rank it all, nothing to count
     if len(tiers) == 1:
         broad = _count(db, tiers[0])  # nothing narrower: ranked in full, so counted in full
         return tiers[0], broad, broad, True
@@ -319,9 +353,10 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     tags, paths = clean_tags(tags), clean_paths(paths)
     near_paths = clean_paths(near_paths)
     now = now or now_iso()
-    branch = current_branch(root) if root is not None else None
     query = query.strip() if isinstance(query, str) and query.strip() else None
-    tiers = ranking.match_tiers(query, paths=tuple(paths)) if query else []
+    words = ranking.match_words(query) if query else []
+    broad = ranking.build_match(query, paths=tuple(paths), words=words) if query else None
+    tiers = [broad] if broad else []  # the narrower tiers only on big ledgers (see _choose_tier)
     result = RecallResult(query=query, filters={"kinds": list(kinds), "tags": tags, "paths": paths,
                                                 "states": sorted(states), "all": bool(include_all), "limit": limit})
     if query and not tiers:
@@ -331,7 +366,13 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
            "THEN 'expired' ELSE n.state END)")
     scope_ok = "(n.scope = 'workspace' OR n.branch IS :branch)"
     want_states = tuple(states) or DEFAULT_STATES
-    params: dict = {"now": now, "branch": branch}
+    params: dict = {"now": now}
+
+    def branch_of():  # reads .git/HEAD once, and only when something asks (a branch-scoped note, SQL)
+        if "branch" not in params:
+            params["branch"] = current_branch(root) if root is not None else None
+        return params["branch"]
+
     where = ["n.state != 'forgotten'"]
     if kinds:
         where.append("n.kind IN (%s)" % ",".join(f":k{i}" for i in range(len(kinds))))
@@ -361,7 +402,11 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
         unfiltered = bool(counts) and not (kinds or tags or paths or exclude_ids)
-        rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit, unfiltered)
+        if _small_ledger(db, unfiltered):
+            rank_match, broad_count, rank_count, broad_exact = broad, 0, 0, True  # rank it all, nothing to count
+        else:
+            tiers = ranking.match_tiers(query, paths=tuple(paths))
+            rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit, unfiltered)
     else:
         source = "notes n"
         if near:
@@ -374,6 +419,12 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.created_event DESC"
         rank_match, broad_count, rank_count, broad_exact = None, 0, 0, True
     match_cond = " AND notes_fts MATCH :match" if tiers else ""
+    if counts is True and tiers and rank_match == tiers[0] and SINGLE_PASS_MAX >= 0:
+        meta = index.note_meta()  # ledgers small enough, asked again: rank from memory
+        if meta is not None:
+            return _meta_pass(index, result, meta, words, tiers[0], params, base, near, kinds, paths,
+                              bool(tags or paths or exclude_ids), now, branch_of, want_states, include_all, limit, ids)
+    branch_of()  # every path below is SQL, which compares note branches with :branch
 
     def ranked(match_expr, cap):
         p = dict(params, cap=cap)
@@ -405,10 +456,6 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
                 broad_count, broad_exact = _count(db, tiers[0]), True
             result.partial, result.partial_exact = broad_count - rank_count, broad_exact
         return result
-    if tiers and rank_match == tiers[0] and SINGLE_PASS_MAX >= 0 and not (kinds or tags or paths or exclude_ids or near):
-        meta = index.note_meta()  # small ledgers: rank from the FTS alone, the rest from memory
-        if meta is not None:
-            return _meta_pass(index, result, meta, tiers[0], now, branch, want_states, include_all, limit, ids)
     if tiers and (rank_count is None or rank_count <= SINGLE_PASS_MAX):
         return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score,
                          eff, scope_ok, want_states, include_all, limit, ids, now)

@@ -1,0 +1,178 @@
+"""The in-memory postings (ledger/postings.py) must score exactly as FTS5's bm25() does, and a warm
+recall (metadata and postings in memory) must return exactly what the SQL path returns."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from memory_custodian import Memory
+from memory_custodian.ledger import postings as postings_mod
+from memory_custodian.ledger import ranking
+from memory_custodian.ledger import recall as recall_mod
+from memory_custodian.ledger.postings import Postings
+
+WORDS = ("lock daemon cache retry budget queue parseConfig release_lock timeout timeouts crash error session "
+         "login tenant invoice rounding café naïve Übergröße résumé src/api/handler.py worker deploy the a of "
+         "to in is it and").split()
+
+
+@pytest.fixture
+def mem(tmp_path):
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
+    return Memory.open(tmp_path)
+
+
+def _ledger(mem, n=90, seed=11):
+    rnd = random.Random(seed)
+    made = []
+    for i in range(n):
+        body = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 40)))
+        made.append(mem.remember(
+            f"{rnd.choice(WORDS)} {rnd.choice(WORDS)} note {i}\n{body}",
+            kind=rnd.choice(["gotcha", "finding", "task", "directive", "decision"]),
+            priority=rnd.choice(["high", "medium", "low"]), tags=rnd.sample(["a", "b", "c"], rnd.randint(0, 2)),
+            paths=rnd.sample(["src/api/**", "src/api/handler.py", "docs/*.md", "web/src/i18n/index.ts"],
+                             rnd.randint(0, 2))))
+    for note in made[::9]:
+        mem.revoke(note.id, reason="x")
+    for note in made[4::9]:
+        mem.flag_stale(note.id, reason="x")
+    mem.supersede(made[5].id, "retry budget raised to seven", reason="changed")
+    mem.forget_note(made[7].id)  # hard delete: its text leaves the FTS table
+    return made
+
+
+QUERIES = ["lock", "retry budget", "cache crash timeouts", "café naive", "Übergröße", "parseConfig release lock",
+           "handler.py", "the of", "session login tenant invoice rounding worker deploy", "nothing-here-xyz",
+           "RESUME", "queue", "error", "deploy the worker to production"]
+
+
+def _postings(mem):
+    index = mem._index()
+    rows = index.db.execute("SELECT rowid, id, state FROM notes").fetchall()
+    return Postings(index.db, {r: i for r, i, _ in rows}, {r for r, _, st in rows if st == "forgotten"})
+
+
+def _fts(db, match):
+    weights = ", ".join(repr(w) for w in ranking.bm25_weights())
+    return {r: -b for r, b in db.execute(
+        f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (match,))}
+
+
+def test_scores_equal_fts5_bm25_to_the_last_bit(mem):
+    _ledger(mem)
+    db = mem._index().db
+    post = _postings(mem)
+    checked = 0
+    for q in QUERIES:
+        mine = post.scores(ranking.match_words(q))
+        assert mine is not None, q
+        assert mine == _fts(db, ranking.build_match(q)), q  # exact float equality, every matching note
+        checked += bool(mine)
+    assert checked >= 10
+
+
+def test_a_term_listed_in_two_runs_is_merged_not_split(mem):
+    _ledger(mem, n=10)
+    post = _postings(mem)
+    post._flush("zz", {1: 3.0, 2: 1.0})
+    post._flush("zz", {2: 4.0, 3: 1.0})
+    assert dict(zip(*post.terms["zz"])) == {1: 3.0, 2: 5.0, 3: 1.0}
+
+
+def test_words_that_are_not_one_token_and_prefixes_fall_back_to_fts5(mem, monkeypatch):
+    _ledger(mem, n=10)
+    post = _postings(mem)
+    assert post.stems(["lock", "two words"]) is None and post.stems(["...", "lock"]) is None
+    assert post.stems(["Locks", "café"]) == ["lock", "cafe"]
+    monkeypatch.setattr(ranking, "PREFIX_MIN", 4)
+    assert post.scores(ranking.match_words("retry budget")) is None
+
+
+def test_warm_recall_equals_the_sql_path_with_every_filter(mem, monkeypatch):
+    made = _ledger(mem)
+    calls = [dict(query=q) for q in QUERIES] + [
+        dict(query="lock retry", kinds=["gotcha", "task"]), dict(query="cache", tags=["a"]),
+        dict(query="handler crash", paths=["src/api/handler.py"]), dict(query="lock", paths=["docs/readme.md"]),
+        dict(query="retry", states=["revoked", "stale"]), dict(query="budget", include_all=True, limit=3),
+        dict(query="error cache", limit=0), dict(query="lock", tags=["b"], kinds=["finding"], limit=2),
+    ]
+
+    def run_all(warm: bool):
+        out = []
+        for call in calls:
+            if warm:
+                mem.recall(**call)  # the first ask never loads the metadata
+            out.append(mem.recall(**call).to_dict())
+        index = mem._index()
+        out.append(recall_mod.run_recall(index, query="lock crash", near_paths=("src/api/handler.py",),
+                                         exclude_ids=(made[1].id, made[2].id), ids=False, now="2030-01-01").to_dict())
+        out.append(recall_mod.run_recall(index, query="lock crash", near_paths=("src/api/handler.py",),
+                                         exclude_ids=(made[1].id, made[2].id), ids=False, now="2030-01-01").to_dict())
+        return out
+
+    warm = run_all(True)
+    assert mem._index().postings() is not None  # the warm path really ran from memory
+    monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)  # the SQL path
+    assert run_all(False) == warm
+
+
+def _warm(mem):
+    mem.recall("lock")
+    mem.recall("lock")
+    return mem._index().postings()
+
+
+def test_postings_catch_up_with_added_notes_and_rebuild_after_a_forget(mem):
+    made = _ledger(mem, n=40)
+    first = _warm(mem)
+    mem.remember("zanzibar quokka lock café", tags=["new"])
+    mem.remember("a note with the word budget budget budget", paths=["src/new/**"])
+    mem.revoke(made[3].id, reason="state changes keep the text")
+    again = _warm(mem)
+    assert again is first  # caught up, not read anew
+    db = mem._index().db
+    for q in QUERIES + ["zanzibar quokka", "budget"]:
+        assert again.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
+    mem.forget_note(made[6].id)
+    rebuilt = _warm(mem)
+    assert rebuilt is not first
+    for q in QUERIES:
+        assert rebuilt.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
+
+
+def test_a_forget_that_keeps_every_rowid_still_rebuilds_the_postings(mem):
+    """A forgotten note keeps its rowid, its text stripped: the postings must not keep its words."""
+    for text in ("lock one zebra", "lock two", "lock three zebra"):
+        mem.remember(text)
+    first = _warm(mem)
+    db = mem._index().db
+    last = db.execute("SELECT id FROM notes ORDER BY rowid DESC LIMIT 1").fetchone()[0]
+    before = dict(db.execute("SELECT rowid, id FROM notes"))
+    mem.forget_note(last)
+    rebuilt = _warm(mem)
+    db = mem._index().db
+    assert dict(db.execute("SELECT rowid, id FROM notes")) == before  # same rowids: only its state says
+    assert rebuilt is not first
+    for q in ("zebra", "lock", "one two three"):
+        assert rebuilt.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
+
+
+def test_postings_follow_writes_and_stay_off_on_big_ledgers(mem, monkeypatch):
+    _ledger(mem, n=20)
+    mem.recall("lock")
+    mem.recall("lock")
+    index = mem._index()
+    assert index.postings() is not None
+    new = mem.remember("zanzibar lock held")
+    res = mem.recall("zanzibar")
+    res = mem.recall("zanzibar")
+    assert [h.note.id for h in res.hits] == [new.id] and index.postings() is not None
+    monkeypatch.setattr(postings_mod, "WARM_MAX", 5)
+    mem.remember("another write resets the caches")
+    mem.recall("lock")
+    mem.recall("lock")
+    assert index.note_meta() is not None and index.postings() is None
