@@ -218,3 +218,25 @@ def test_terminal_escapes_are_shown_escaped_by_the_click_commands(tmp_path):
     assert "evil \\x1b[2J\\x1b]0;owned\\x07" in outputs[1]
     shown = json.loads(outputs[3])["notes"][0]["note"]["body"]
     assert shown == memory.expand([note.id])[0]["note"]["body"] and "\x9b" in shown  # JSON: same value, escaped
+
+
+def test_terminal_escapes_in_curated_files_are_shown_escaped_by_read(tmp_path):
+    """`read` prints hand-edited, pull-request-merged Markdown: its control characters become
+    visible escapes in text and `\\uNNNN` in JSON (the same value), on the fast path and through click."""
+    import subprocess
+    import sys
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    brief = tmp_path / "docs" / "memory" / "brief.md"
+    brief.write_text(brief.read_text(encoding="utf-8") + f"\n{ESCAPES} \u202e reversed\n", encoding="utf-8")
+    fast = run_cli("read", "--task", "general", cwd=tmp_path).stdout
+    as_json = run_cli("read", "--task", "general", "--format", "json", cwd=tmp_path).stdout
+    via_click = subprocess.run([sys.executable, "-c", "from memory_custodian.cli import main; main()", "read",
+                                "--task", "general"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=60).stdout
+    for out in (fast, as_json, via_click):
+        assert "evil" in out, out[:300]
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out[:300])
+    assert fast == via_click and "evil \\x1b[2J\\x1b]0;owned\\x07" in fast
+    assert "\x9b" in json.loads(as_json)["rendered"]  # JSON keeps the value, escaped

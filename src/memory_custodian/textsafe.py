@@ -43,3 +43,11 @@ def printable(text: str) -> str:
 def json_safe(document: str) -> str:
     """A JSON document (from `json.dumps`) with DEL, C1 and bidi controls written as `\\uNNNN`."""
     return document.translate(_JSON_TABLE)
+
+
+def json_text(obj) -> str:
+    """The one JSON rendering every `--format json` prints: sorted keys, indent 2, UTF-8 text,
+    and no raw control character (see `json_safe`). No trailing newline."""
+    import json
+
+    return json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))

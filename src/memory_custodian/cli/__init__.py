@@ -9,7 +9,6 @@ the exit code the error carries (see `errors.py`): 0 ok, 1 refused / problems fo
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 from functools import wraps
 
@@ -140,9 +139,9 @@ def handle_errors(fn):
 
 def emit_json(obj) -> None:
     """One JSON document on stdout with stable sorted keys."""
-    from ..textsafe import json_safe  # DEL/C1 stay raw with ensure_ascii=False: never to a terminal
+    from ..textsafe import json_text
 
-    click.echo(json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)))
+    click.echo(json_text(obj))
 
 
 def warn(message: str) -> None:

@@ -6,10 +6,10 @@ import sys
 
 import click
 
+from ..ledger.model import KINDS, PRIORITIES, RECALL_STATES, SCOPES
 from ..textsafe import printable
 from . import emit_json, format_option, handle_errors, memory_options, open_memory, warn
 
-KIND_CHOICES = ("directive", "task", "gotcha", "finding", "decision", "reference", "operational")
 ACTOR_OPTION = click.option("--actor", type=click.Choice(["human", "agent"]), default="human", show_default=True,
                             help="Who is acting; hooks and the MCP server write as agent.")
 
@@ -21,15 +21,15 @@ def _text_arg(text: str) -> str:
 def _note_fields(fn):
     fn = click.option("--expires", default=None, metavar="DATE|DAYS",
                       help="Expiry: a YYYY-MM-DD date or a number of days (tasks default to 30 days).")(fn)
-    fn = click.option("--scope", type=click.Choice(["workspace", "branch"]), default=None,
+    fn = click.option("--scope", type=click.Choice(SCOPES), default=None,
                       help="workspace (default) or only the current git branch.")(fn)
     fn = click.option("--quote", default=None, help="The user's verbatim words this note records.")(fn)
     fn = click.option("--path", "paths", multiple=True, metavar="GLOB", help="Anchor to a path or glob (repeatable).")(fn)
     fn = click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")(fn)
     fn = click.option("--title", default=None, help="Title (default: the first line, at most 80 characters).")(fn)
-    fn = click.option("--priority", type=click.Choice(["high", "medium", "low"]), default=None,
+    fn = click.option("--priority", type=click.Choice(PRIORITIES), default=None,
                       help="Priority (default medium).")(fn)
-    fn = click.option("--kind", type=click.Choice(KIND_CHOICES), default=None, help="Kind (default finding).")(fn)
+    fn = click.option("--kind", type=click.Choice(KINDS), default=None, help="Kind (default finding).")(fn)
     return fn
 
 
@@ -131,11 +131,11 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
 
 @click.command()
 @click.argument("query", required=False)
-@click.option("--kind", "kinds", multiple=True, type=click.Choice(KIND_CHOICES), help="Only these kinds (repeatable).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only these kinds (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only notes with any of these tags (repeatable).")
 @click.option("--path", "paths", multiple=True, help="Only notes anchored to these paths (repeatable).")
 @click.option("--state", "states", multiple=True,
-              type=click.Choice(["active", "stale", "superseded", "revoked", "expired"]),
+              type=click.Choice(RECALL_STATES),
               help="Only these states (default: active).")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(0), help="How many lines to show.")
 @click.option("--all", "include_all", is_flag=True, help="Include every state and scope.")

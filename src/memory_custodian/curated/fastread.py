@@ -34,18 +34,18 @@ def emit_read(result, fmt: str, explain: bool, out=None, err=None) -> int:
     """Print a ReadResult as the `read` command does; returns the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
-    if fmt == "json":
-        import json
+    from ..textsafe import json_text, printable
 
-        out.write(json.dumps(result.to_dict(), sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+    if fmt == "json":
+        out.write(json_text(result.to_dict()) + "\n")
     else:
         text = result.rendered
         if explain:
             text += "\n" + result.explain_text()
-        out.write(text)
+        out.write(printable(text))  # curated files are edited by hand and merged from pull requests
         for message in result.warnings:
             if not message.startswith("required memory file"):
-                err.write(f"warning: {message}\n")
+                err.write(printable(f"warning: {message}\n"))
     out.flush()
     if result.exit_code:
         reason = next((w for w in result.warnings if w.startswith("required memory file")), "read incomplete")

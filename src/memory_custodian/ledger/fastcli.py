@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import sys
 
-KINDS = ("directive", "task", "gotcha", "finding", "decision", "reference", "operational")
-STATES = ("active", "stale", "superseded", "revoked", "expired")
+from .model import KINDS, PRIORITIES, RECALL_STATES, SCOPES
 
 _COMMON_VALUE = {"--project-root": "project_root", "--memory-dir": "memory_dir", "--format": "fmt"}
 _SPEC = {
@@ -21,7 +20,7 @@ _SPEC = {
                   "--scope": "scope", "--expires": "expires", "--supersedes": "supersedes", "--actor": "actor"},
         "multi": {"--tag": "tags", "--path": "paths"},
         "flags": {},
-        "choices": {"kind": KINDS, "priority": ("high", "medium", "low"), "scope": ("workspace", "branch"),
+        "choices": {"kind": KINDS, "priority": PRIORITIES, "scope": SCOPES,
                     "actor": ("human", "agent")},
         "positional": (1, 1),
     },
@@ -29,7 +28,7 @@ _SPEC = {
         "value": {"--limit": "limit"},
         "multi": {"--kind": "kinds", "--tag": "tags", "--path": "paths", "--state": "states"},
         "flags": {"--all": "include_all"},
-        "choices": {"kinds": KINDS, "states": STATES},
+        "choices": {"kinds": KINDS, "states": RECALL_STATES},
         "positional": (0, 1),
     },
 }
@@ -60,11 +59,9 @@ def parse(command: str, argv: list[str]) -> dict | None:
 
 
 def _emit_json(obj) -> None:
-    import json
+    from ..textsafe import json_text
 
-    from ..textsafe import json_safe
-
-    sys.stdout.write(json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False)) + "\n")
+    sys.stdout.write(json_text(obj) + "\n")
 
 
 def _remember(memory, o) -> None:

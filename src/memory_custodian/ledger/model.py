@@ -20,6 +20,7 @@ SCOPES = ("workspace", "branch")
 
 # Derived states. `stale` is "active + flagged stale".
 STATES = ("active", "stale", "superseded", "revoked", "expired", "forgotten")
+RECALL_STATES = STATES[:-1]  # what `recall --state` can ask for (a forgotten note keeps no text)
 
 # Ops that need a reason when a person or an agent acts.
 REASON_REQUIRED = ("supersede", "revoke", "flag_stale", "reinstate", "expire")

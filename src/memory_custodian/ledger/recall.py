@@ -12,10 +12,9 @@ from operator import itemgetter
 from ..errors import InvalidInput
 from ..records import Factory, Record
 from . import ranking
-from .model import KINDS, Note
+from .model import KINDS, RECALL_STATES, Note
 
 DEFAULT_STATES = ("active",)
-RECALL_STATES = ("active", "stale", "superseded", "revoked", "expired")
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
 SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
