@@ -195,12 +195,13 @@ def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monke
     res = mem.recall("cache lock", limit=5)
     assert set(ids(res)) <= {n.id for n in both} and res.matched == 6
     assert res.partial == 11 - 6 and not res.partial_exact  # the broad count stopped at CANDIDATE_LIMIT + 1
-    assert res.footer().endswith("; at least 5 more share only some of the words — raise --limit to see more")
+    assert res.footer().endswith("; at least 5 more match loosely (not every word, or not in a title or tag), "
+                                 "unranked — raise --limit to see more")
     assert res.to_dict()["partial_exact"] is False
     monkeypatch.setattr(ranking, "BROAD_COUNT_CAP", 1000)
     exact = mem.recall("cache lock", limit=5)
     assert exact.partial == 30 and exact.partial_exact
-    assert "; 30 more share only some of the words" in exact.footer()
+    assert "; 30 more match loosely (not every word, or not in a title or tag), unranked" in exact.footer()
     # a narrow tier too small for the page falls back to the broad one, counted in full
     wide = mem.recall("cache lock", limit=8)
     assert len(wide.hits) == 8 and wide.matched == 36 and wide.partial == 0

@@ -82,7 +82,7 @@ class RecallResult(Record):
             text += f" ({reasons})"
         if self.partial:
             at_least = "" if self.partial_exact else "at least "
-            text += f"; {at_least}{self.partial} more share only some of the words"
+            text += f"; {at_least}{self.partial} more match loosely (not every word, or not in a title or tag), unranked"
         if total:
             text += " — --all to include"
         elif self.below_cutoff:
