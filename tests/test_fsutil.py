@@ -66,3 +66,23 @@ def test_read_utf8_names_the_line_of_a_bad_byte(tmp_path):
         read_utf8(bad)
     assert info.value.line == 3
     assert "UTF-8" in str(info.value)
+
+
+def test_atomic_write_for_caches_skips_only_the_fsyncs(tmp_path, monkeypatch):
+    """`durable=False` (session caches on every prompt) still replaces atomically, without fsync."""
+    import os
+
+    from memory_custodian import fsutil
+
+    target = tmp_path / "state.json"
+    target.write_text("old")
+
+    def no_fsync(fd):
+        raise AssertionError("fsync called")
+
+    monkeypatch.setattr(os, "fsync", no_fsync)
+    fsutil.atomic_write(target, '{"v": 1}', mode=0o600, durable=False)
+    assert target.read_text() == '{"v": 1}' and (target.stat().st_mode & 0o777) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary file left
+    with pytest.raises(AssertionError, match="fsync called"):
+        fsutil.atomic_write(target, "durable by default")

@@ -40,8 +40,9 @@ def _disk_error(path: Path, exc: OSError) -> CustodianError:
     return Refused(f"write failed ({exc.strerror}); nothing was changed", path=str(path))
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given)."""
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given).
+    `durable=False` skips the fsyncs: for caches that are rebuilt when a crash leaves them damaged."""
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory = path.parent
@@ -54,11 +55,13 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
-        fsync_dir(directory)
+        if durable:
+            fsync_dir(directory)
     except OSError as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

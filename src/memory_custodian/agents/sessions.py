@@ -122,10 +122,12 @@ def _load(path: Path) -> dict:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return _empty()
+    except UnicodeDecodeError:
+        return _empty()  # a cache file: a broken one is rebuilt, never trusted
     try:
         data = json.loads(raw)
     except ValueError:
-        return _empty()  # a cache file: a broken one is rebuilt, never trusted
+        return _empty()  # likewise
     if not isinstance(data, dict) or data.get("v") != STATE_VERSION:
         return _empty()
     base = _empty()
@@ -171,7 +173,8 @@ def open_session(memory_dir: Path, session_id: str):
         yield state
         if json.dumps(state.data, sort_keys=True) != before:
             state.data["updated"] = time.time()
-            atomic_write(path, json.dumps(state.data, sort_keys=True, ensure_ascii=False), mode=0o600)
+            # a cache (`_load` rebuilds a damaged one): no fsync on every prompt's critical path
+            atomic_write(path, json.dumps(state.data, sort_keys=True, ensure_ascii=False), mode=0o600, durable=False)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -234,5 +237,5 @@ def prune_sessions_now_and_then(memory_dir: Path, *, now: float | None = None, e
         pass
     removed = prune_sessions(memory_dir, now=now)
     if directory.is_dir():
-        atomic_write(stamp, "", mode=0o600)
+        atomic_write(stamp, "", mode=0o600, durable=False)
     return removed

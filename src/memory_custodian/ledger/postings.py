@@ -2,14 +2,16 @@
 to the last bit, as FTS5's bm25() over the index, without its per-row cost.
 
 FTS5's bm25() spends ~3 µs on every matching note, so a broad query costs more than the rest of
-recall together. Here each (term, note) pair's share of the score is computed once, when the
-postings are read from the index through `fts5vocab` (so the terms are FTS5's own: same
-tokenizer, same stems, same counts), and a query only adds them up, phrase by phrase in the
-query's order, with FTS5's own formula (fts5_aux.c) — equal floats, so equal ranks and ties.
+recall together. Here the postings are read once from the index through `fts5vocab` (so the
+terms are FTS5's own: same tokenizer, same stems, same counts); a term's share of each note's
+score is computed the first time a query needs it, and a query only adds shares up, phrase by
+phrase in the query's order, with FTS5's own formula (fts5_aux.c) — equal floats, so equal
+ranks and ties. After a write the postings read in only the notes added (`refresh`).
 
-Serves the broad tier of a query without filters (an OR of single-token phrases) on ledgers of
-at most WARM_MAX notes, from the second query against an index state, like the note metadata
-(`Index.note_meta`); everything else goes to FTS5. `tests/test_postings.py` holds it to FTS5.
+Recall (`_meta_pass`) uses them for a query's words on ledgers of at most WARM_MAX notes, from
+the second query against an index state, like the note metadata (`Index.note_meta`); filters and
+path phrases come from SQL there, and anything that is not an OR of single tokens goes to FTS5.
+`tests/test_postings.py` holds the scores to FTS5's, bit for bit.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from . import ranking
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WARM_MAX = 10000  # notes up to which the postings are kept in memory (~2 s to read at this size, ~15 MB)
+STEMS_MAX = 50000  # query words whose stems are remembered
 
 
 class Postings:
@@ -106,6 +109,8 @@ class Postings:
         """Each word as FTS5 indexes it, or None when one of them is not exactly one token."""
         missing = [w for w in words if w not in self._stems]
         if missing:
+            if len(self._stems) > STEMS_MAX:  # a long-lived server meets new words forever
+                self._stems.clear()
             got = self._tokenize(missing)
             for i, word in enumerate(missing):
                 toks = got.get(i, [])

@@ -152,6 +152,7 @@ def _stop(tok: str) -> bool:
 
 def query_terms(query: str) -> list[str]:
     terms: list[str] = []
+    seen: set[str] = set()  # the hooks run this over whole notes: no quadratic list lookups
     for m in _IDENT_RE.finditer(query or ""):
         ident = m.group(0)
         parts = split_identifier(ident)
@@ -159,7 +160,8 @@ def query_terms(query: str) -> list[str]:
         if DROP_EXTENSIONS and len(parts) > 1 and "." in ident and parts[-1] in FILE_EXTENSIONS:
             cands.remove(parts[-1])  # the joined form (`loggingpy`) still pins the file
         for tok in cands:
-            if tok not in terms and not _stop(tok):
+            if tok not in seen and not _stop(tok):
+                seen.add(tok)
                 terms.append(tok)
     if not terms:
         for m in _WORD_RE.finditer(query or ""):
