@@ -283,3 +283,15 @@ def test_session_start_prunes_at_most_hourly(tmp_path):
     later = time.time() + PRUNE_EVERY_S + 1
     assert prune_sessions_now_and_then(memory_dir, now=later) == 1  # the hour is over: the idle file goes
     assert not path.exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["the", "of", "lock", "locking", "daemonRestart", "retry", "budget", "a", "is",
+                                 "src/cache.py", "release_lock", "x"]), max_size=15),
+       st.lists(st.sampled_from(["lock", "daemon", "restar", "retry", "cache", "the", "releas"]), max_size=5),
+       st.integers(min_value=0, max_value=3))
+def test_early_exit_shared_terms_agree_with_the_full_count(words, wanted, need):
+    from memory_custodian.agents.recall_view import _shares, _terms
+
+    text = " ".join(words)
+    assert _shares(set(wanted), text, need) == (len(set(wanted) & _terms(text)) >= need)

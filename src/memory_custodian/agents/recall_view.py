@@ -52,6 +52,23 @@ def _terms(text: str) -> set[str]:
     return {t[:6] for t in query_terms(text)}
 
 
+def _shares(wanted: set[str], text: str, need: int) -> bool:
+    """Whether `_terms(text)` holds at least `need` of `wanted`, reading only as far as it must."""
+    from ..ledger.ranking import iter_terms
+
+    found: set[str] = set()
+    any_term = False
+    for term in iter_terms(text):
+        any_term = True
+        if term[:6] in wanted:
+            found.add(term[:6])
+            if len(found) >= need:
+                return True
+    if not any_term:  # nothing but stop words: `_terms` falls back to every word
+        return len(wanted & _terms(text)) >= need
+    return len(found) >= need
+
+
 MAX_QUERY_TERMS = 6
 
 
@@ -80,8 +97,8 @@ def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
     kept = []
     for hit in hits:
         n = hit.note
-        shared = wanted & _terms(" ".join([n.title, n.body, *n.tags, *n.paths]))
-        if len(shared) >= need and (top <= 0 or hit.score >= RELATIVE_FLOOR * top):
+        if (top <= 0 or hit.score >= RELATIVE_FLOOR * top) and _shares(
+                wanted, " ".join([n.title, n.body, *n.tags, *n.paths]), need):
             kept.append(hit)
     below = len(hits) - len(kept[:limit]) + int(getattr(result, "below_cutoff", 0) or 0)
     return kept[:limit], below

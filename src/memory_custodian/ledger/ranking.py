@@ -150,9 +150,10 @@ def _stop(tok: str) -> bool:
     return tok in STOPWORDS or (USE_TASK_WORDS and tok in TASK_WORDS)
 
 
-def query_terms(query: str) -> list[str]:
-    terms: list[str] = []
-    seen: set[str] = set()  # the hooks run this over whole notes: no quadratic list lookups
+def iter_terms(query: str):
+    """The query's terms, first occurrence first, without stop words: identifier parts and their
+    joined form. A generator, so a caller looking for a few of them can stop early."""
+    seen: set[str] = set()
     for m in _IDENT_RE.finditer(query or ""):
         ident = m.group(0)
         parts = split_identifier(ident)
@@ -162,7 +163,12 @@ def query_terms(query: str) -> list[str]:
         for tok in cands:
             if tok not in seen and not _stop(tok):
                 seen.add(tok)
-                terms.append(tok)
+                yield tok
+
+
+def query_terms(query: str) -> list[str]:
+    """`iter_terms`, or when the query is nothing but stop words, its words."""
+    terms = list(iter_terms(query))
     if not terms:
         for m in _WORD_RE.finditer(query or ""):
             tok = m.group(0).lower()
