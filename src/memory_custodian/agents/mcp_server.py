@@ -201,8 +201,8 @@ TOOLS = (
 def build_server(memory, mirror=None) -> MCPServer:
     app = MCPServer("memory-custodian", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     server = Server(memory, mirror)
-    for name, annotations in TOOLS:
-        app.add_tool(getattr(server, name), name=name, annotations=annotations, structured_output=False)
+    for name, hints in TOOLS:
+        app.add_tool(getattr(server, name), name=name, annotations=hints, structured_output=False)
     return app
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import emit_json, format_option, handle_errors, memory_options, open_memory, warn
+from . import emit_json, format_option, handle_errors, memory_options, open_memory
 
 
 @click.command()

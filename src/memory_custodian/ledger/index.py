@@ -295,7 +295,9 @@ class Index:
                 if result is not None:
                     self.db.execute("COMMIT")
                     return result
-            result = self._rebuild_locked(None)
+            from .rebuild import rebuild_locked
+
+            result = rebuild_locked(self, None)
             self.db.execute("COMMIT")
             return result
         except BaseException:
@@ -404,7 +406,9 @@ class Index:
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                result = self._rebuild_locked(progress)
+                from .rebuild import rebuild_locked
+
+                result = rebuild_locked(self, progress)
                 self.db.execute("COMMIT")
             except BaseException:
                 if self.db.in_transaction:
@@ -413,120 +417,6 @@ class Index:
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from exc
         return result
-
-    def _rebuild_locked(self, progress) -> dict:
-        files: list[int] = []
-        db = self.db
-        # Bulk load: a larger page cache, and the secondary event indexes built once at the end.
-        db.execute("PRAGMA cache_size=-8000")
-        for name in ("events_note", "events_txn"):
-            db.execute(f"DROP INDEX IF EXISTS {name}")
-        try:
-            result = self._rebuild_into(progress, files)
-            db.execute("CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id)")
-            db.execute("CREATE INDEX IF NOT EXISTS events_txn ON events(txn)")
-            return result
-        finally:
-            for fd in files:
-                os.close(fd)
-            db.execute("PRAGMA cache_size=-2000")
-
-    def _rebuild_into(self, progress, files: list[int]) -> dict:
-        import hashlib
-
-        db = self.db
-        for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
-            db.execute(f"DELETE FROM {table}")
-        db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
-        db.execute("DELETE FROM note_text")
-        shards = self.ledger.shards()
-        total_bytes = sum(p.stat().st_size for p in shards) or 1
-        done_bytes = 0
-        # One small key per unique event: (note, at, id, txn, shard, offset, length). The lines stay
-        # on disk and are read back per note, so memory grows with the number of events, not bytes.
-        keys: list[tuple] = []
-        where: dict[str, int] = {}
-        txn_count: dict[str, int] = {}
-        txn_want: dict[str, int] = {}
-        waived: set[str] = set()
-        for shard_no, path in enumerate(shards):
-            st = path.stat()
-            data = path.read_bytes()
-            evs, _, _, used = parse_lines(self.ledger.rel(path), data, raw=True)
-            for ev in evs:
-                key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
-                       len(ev["_line"].encode("utf-8")))
-                seen = where.get(ev["id"])
-                if seen is not None:
-                    old = keys[seen]
-                    old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
-                        os.pread(files[old[4]], old[6], old[5]).decode("utf-8")
-                    if _canonical(ev["_line"]) < _canonical(old_line):
-                        txn_count[old[3]] -= 1
-                        keys[seen] = key
-                        txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
-                        txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
-                    continue
-                where[ev["id"]] = len(keys)
-                keys.append(key)
-                txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
-                txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
-                if ev["op"] == "forget":
-                    waived.update(ev.get("stripped", ()))
-            db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
-                                          for ev in evs])
-            db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
-                       (path.name, len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
-                        data[:used].count(b"\n")))
-            files.append(os.open(path, os.O_RDONLY))
-            del evs, data
-            done_bytes += st.st_size
-            if progress:
-                progress(done_bytes / total_bytes * 0.4)
-        del where
-        db.executemany("INSERT INTO waived VALUES (?)", ((t,) for t in sorted(waived)))
-        broken = {t for t, n in txn_count.items() if n < txn_want[t] and t not in waived}
-        keys.sort()
-        if progress:
-            progress(0.5)
-        batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
-
-        def flush():
-            db.executemany(INSERT_META, batch_meta)
-            db.executemany(INSERT_TEXT, batch_text)
-            db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
-            db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
-            for batch in (batch_meta, batch_text, batch_tags, batch_paths):
-                batch.clear()
-
-        n_notes = 0
-        i, total = 0, len(keys)
-        while i < total:
-            note_id = keys[i][0]
-            j = i
-            while j < total and keys[j][0] == note_id:
-                j += 1
-            evs = [json.loads(os.pread(files[k[4]], k[6], k[5])) for k in keys[i:j] if k[3] not in broken]
-            i = j
-            note, _ = fold_note_events(evs)
-            if note is None:
-                continue
-            n_notes += 1
-            meta, text, tags, prefixes = self._note_rows(n_notes, note)
-            batch_meta.append(meta)
-            batch_text.append(text)
-            batch_tags.extend(tags)
-            batch_paths.extend(prefixes)
-            if len(batch_meta) >= 2000:  # bounded memory on large ledgers
-                flush()
-        flush()
-        del keys
-        if progress:
-            progress(0.8)
-        db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
-        if progress:
-            progress(1.0)
-        return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
 
     # ---- reads --------------------------------------------------------------------------------
 
