@@ -176,3 +176,25 @@ def test_postings_follow_writes_and_stay_off_on_big_ledgers(mem, monkeypatch):
     mem.recall("lock")
     mem.recall("lock")
     assert index.note_meta() is not None and index.postings() is None
+
+
+def test_postings_follow_a_reindex_by_another_process(mem, tmp_path):
+    """Another connection's rebuild renumbers rowids (in note-id order, where `remember` appended
+    them in creation order): the postings must notice, not score the wrong notes."""
+    import random
+
+    rnd = random.Random(3)
+    for i in range(40):
+        mem.remember(" ".join(rnd.sample(WORDS, 6)) + f" note {i}")
+        mem._index()  # caught up one note at a time: rowids follow creation, not note ids
+    first = _warm(mem)
+    before = dict(mem._index().db.execute("SELECT rowid, id FROM notes"))
+    other = Memory.open(tmp_path)
+    other.reindex()
+    other.remember("quokka lock written after the reindex")
+    assert dict(mem._index().db.execute("SELECT rowid, id FROM notes WHERE rowid <= 40")) != before  # renumbered
+    again = _warm(mem)
+    assert again is not first
+    db = mem._index().db
+    for q in QUERIES + ["quokka"]:
+        assert again.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
