@@ -421,7 +421,7 @@ class Index:
     # ---- reads --------------------------------------------------------------------------------
 
     def _caches(self) -> tuple:
-        """(signature, note metadata or None, note cache), valid for the index as it is now: reset
+        """(signature, note metadata, note cache, postings), valid for the index as it is now: reset
         when this connection changed the index, when the shards differ from when they were read,
         or when another connection committed to it (`PRAGMA data_version`: a `reindex` elsewhere
         renumbers rowids). Call after catch_up."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from operator import itemgetter
+
 from ..errors import InvalidInput
 from ..records import Factory, Record
 from . import ranking
@@ -57,7 +58,7 @@ class RecallResult(Record):
     filters: dict
     counted: bool  # False when the caller asked for the hits only (counts=False)
     ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
-    partial: int  # broad queries on big ledgers: notes sharing only some of the words (unfiltered)
+    partial: int  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
     partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
     excluded_counted: bool  # False: counts="matched" counted what matched, not what was excluded
 
