@@ -243,7 +243,7 @@ def test_a_corrupt_session_file_is_rebuilt_not_fatal(project, state):
     from memory_custodian.agents.hooks import run_hook
     from memory_custodian.agents.sessions import session_key, sessions_dir
 
-    path = sessions_dir(Path(project.memory_dir)) / f"{session_key('tamper')}.json"
+    path = Path(sessions_dir(project.memory_dir)) / f"{session_key('tamper')}.json"
     path.write_text(state, encoding="utf-8")
     raw = json.dumps({"session_id": "tamper", "cwd": str(project.root), "hook_event_name": "UserPromptSubmit",
                       "prompt": "seed gotcha"})

@@ -63,3 +63,28 @@ def test_the_hook_path_does_not_import_dataclasses():
             "from memory_custodian import memory; print('dataclasses' in sys.modules, 'inspect' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_the_prompt_hook_does_not_import_pathlib(tmp_path):
+    """`pathlib` costs a fresh process 11-14 ms (urllib.parse, ipaddress...): the hook that runs on
+    every prompt works on plain string paths and must never import it."""
+    import json
+
+    from memory_custodian import Memory
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    memory.remember("the retry budget is five attempts", kind="gotcha")
+    memory.remember("retry budget raised for the ingest worker", kind="finding")
+    memory.recall("retry")  # a host's steady state: the index exists (building it may use pathlib)
+    payload = json.dumps({"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(tmp_path),
+                          "hook_event_name": "UserPromptSubmit", "prompt": "what is the retry budget of the worker?"})
+    code = ("import sys, io; sys.stdin = io.StringIO(sys.argv[1]); "
+            "from memory_custodian.__main__ import main; sys.argv = ['memory-custodian', 'hook', '--host', 'claude', "
+            "'UserPromptSubmit']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('PATHLIB', 'pathlib' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, payload], capture_output=True, text=True, cwd=tmp_path,
+                          check=True)
+    assert "retry budget" in proc.stdout  # the hook did its work
+    assert "PATHLIB False" in proc.stderr, proc.stderr

@@ -4,6 +4,9 @@ A write goes to a temp file in the same directory, is fsynced, renamed over the 
 directory is fsynced, so a crash leaves the old bytes or the new ones, never a mix. Every
 read-modify-write holds the project lock (`.cache/lock`, an flock), re-entrant inside one process
 so a command can call helpers that lock too.
+
+Paths are handled as strings (`os.path`): the prompt hook goes through here on every prompt, and
+importing `pathlib` costs a fresh process 11-14 ms. Callers may pass a `Path` or a string.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import contextlib
 import errno
 import os
 import threading
-from pathlib import Path
 
 from .errors import Corrupt, CustodianError, InvalidInput, Refused
 
@@ -24,7 +26,7 @@ LOCK_FILE = "lock"
 _held = threading.local()
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -32,7 +34,7 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _disk_error(path: Path, exc: OSError) -> CustodianError:
+def _disk_error(path, exc: OSError) -> CustodianError:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return Refused(f"disk full or file too large ({exc.strerror}); nothing was changed — free space and retry", path=str(path))
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -40,15 +42,16 @@ def _disk_error(path: Path, exc: OSError) -> CustodianError:
     return Refused(f"write failed ({exc.strerror}); nothing was changed", path=str(path))
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
+def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given).
     `durable=False` skips the fsyncs: for caches that are rebuilt when a crash leaves them damaged."""
-    path = Path(path)
+    path = os.fspath(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    directory = path.parent
-    tmp = directory / f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}"
+    directory, name = os.path.split(path)
+    directory = directory or "."
+    tmp = os.path.join(directory, f".{name}.tmp-{os.getpid()}-{threading.get_ident()}")
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        os.makedirs(directory, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
         try:
             view = memoryview(payload)
@@ -64,43 +67,52 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None, dura
             fsync_dir(directory)
     except OSError as exc:
         with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+            os.unlink(tmp)
         raise _disk_error(path, exc) from exc
 
 
-def ensure_cache_dir(memory_dir: Path) -> Path:
-    """`.cache/` is derived and private: owner-only, ignored by git."""
-    cache = Path(memory_dir) / CACHE_DIR
-    if cache.is_symlink():
+def ensure_cache_dir(memory_dir):
+    """`.cache/` is derived and private: owner-only, ignored by git. Returns it as a `Path`."""
+    from pathlib import Path
+
+    return Path(cache_dir(memory_dir))
+
+
+def cache_dir(memory_dir) -> str:
+    """`ensure_cache_dir`, as a string path (no `pathlib` on the hook path)."""
+    cache = os.path.join(os.fspath(memory_dir), CACHE_DIR)
+    if os.path.islink(cache):
         raise Corrupt(
             "is a symlink; the cache must be a real folder inside the memory folder — remove the link "
             "(the cache is disposable) and run the command again",
             path=str(cache),
         )
-    if not cache.is_dir():
+    if not os.path.isdir(cache):
         try:
-            cache.mkdir(mode=0o700, parents=False, exist_ok=True)
+            os.mkdir(cache, 0o700)
+        except FileExistsError:
+            pass
         except FileNotFoundError as exc:
             raise InvalidInput("memory folder does not exist — run `memory-custodian init`", path=str(memory_dir)) from exc
         except OSError as exc:
             raise _disk_error(cache, exc) from exc
-    ignore = cache / ".gitignore"
-    if not ignore.exists():
+    ignore = os.path.join(cache, ".gitignore")
+    if not os.path.exists(ignore):
         try:
-            ignore.write_text("*\n", encoding="utf-8")
+            with open(ignore, "w", encoding="utf-8") as fh:
+                fh.write("*\n")
         except OSError as exc:
             raise _disk_error(ignore, exc) from exc
     return cache
 
 
 @contextlib.contextmanager
-def project_lock(memory_dir: Path):
+def project_lock(memory_dir):
     """Hold the project's exclusive lock (re-entrant within one thread)."""
     import fcntl
 
-    cache = ensure_cache_dir(memory_dir)
-    lock_path = cache / LOCK_FILE
-    key = str(lock_path.resolve())
+    lock_path = os.path.join(cache_dir(memory_dir), LOCK_FILE)
+    key = os.path.realpath(lock_path)
     counts = getattr(_held, "counts", None)
     if counts is None:
         counts = _held.counts = {}
@@ -127,10 +139,11 @@ def project_lock(memory_dir: Path):
         os.close(fd)
 
 
-def read_utf8(path: Path) -> str:
+def read_utf8(path) -> str:
     """Read a memory file as UTF-8, loudly: a file that is not UTF-8 is named, with the byte offset."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError as exc:
         raise InvalidInput("file not found", path=str(path)) from exc
     try:

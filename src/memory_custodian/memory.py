@@ -8,7 +8,7 @@ opening a Memory stays cheap for hooks.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from .curated.read_api import CuratedReadAPI
 from .curated.write_api import CuratedWriteAPI
@@ -18,25 +18,40 @@ from .project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
 
 
 class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
-    """A project's memory. Open it with `Memory.open(project_root)`."""
+    """A project's memory. Open it with `Memory.open(project_root)`.
 
-    root: Path
-    memory_dir: Path
+    `root` and `memory_dir` are `Path`s; inside, the two are kept as strings (`root_str`,
+    `memory_dir_str`), which the hook path uses, so a prompt hook never imports `pathlib`."""
 
-    def __init__(self, root: Path, memory_dir: Path):
-        self.root = root
-        self.memory_dir = memory_dir
+    def __init__(self, root, memory_dir):
+        self.root_str = os.fspath(root)
+        self.memory_dir_str = os.fspath(memory_dir)
+
+    @property
+    def root(self):
+        from pathlib import Path
+
+        return Path(self.root_str)
+
+    @property
+    def memory_dir(self):
+        from pathlib import Path
+
+        return Path(self.memory_dir_str)
 
     @classmethod
-    def open(cls, project_root: Path | str | None = None, memory_dir: str | None = None) -> "Memory":
+    def open(cls, project_root=None, memory_dir: str | None = None) -> "Memory":
         """Open the memory of the project at `project_root`.
 
         Without a root, the nearest ancestor of the current directory holding
         `<memory_dir>/manifest.md` is used, else the current directory (for `init`).
         """
         arg = memory_dir or DEFAULT_MEMORY_DIR
-        root = find_project_root(None, arg) if project_root is None else Path(project_root).expanduser().resolve()
+        if project_root is None:
+            root = find_project_root(None, arg)
+        else:
+            root = os.path.realpath(os.path.expanduser(os.fspath(project_root)))
         return cls(root, resolve_memory_dir(root, arg))
 
     def __repr__(self) -> str:
-        return f"Memory({str(self.root)!r})"
+        return f"Memory({self.root_str!r})"

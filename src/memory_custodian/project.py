@@ -1,44 +1,58 @@
-"""Where a project's memory lives: the project root and its memory folder under `docs/`."""
+"""Where a project's memory lives: the project root and its memory folder under `docs/`.
+
+Plain string paths (`os.path`): `Memory.open` runs in every hook process, and importing `pathlib`
+costs a fresh process 11-14 ms. `Path.resolve()` is `os.path.realpath` underneath.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+import os
 
 from .errors import InvalidInput, NotFound
 
 DEFAULT_MEMORY_DIR = "docs/memory"
 
 
-def find_project_root(start: Path | str | None = None, memory_dir: str = DEFAULT_MEMORY_DIR) -> Path:
+def find_project_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> str:
     """The nearest ancestor of `start` (default: cwd) holding `<memory_dir>/manifest.md`, else `start`."""
-    here = Path(start or ".").expanduser().resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / memory_dir / "manifest.md").is_file():
+    here = os.path.realpath(os.path.expanduser(os.fspath(start or ".")))
+    candidate = here
+    while True:
+        if os.path.isfile(os.path.join(candidate, memory_dir, "manifest.md")):
             return candidate
-    return here
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return here
+        candidate = parent
 
 
-def resolve_memory_dir(project_root: Path, memory_dir: str | None = None) -> Path:
-    """The memory folder, which must be a sub-folder of `docs/` inside the project."""
-    raw = memory_dir or DEFAULT_MEMORY_DIR
+def memory_dir_parts(raw: str) -> list[str]:
+    """The parts of a `--memory-dir` value, checked: relative, POSIX, under `docs/`, no `..`."""
     if "\\" in raw or (len(raw) > 1 and raw[1] == ":"):
         raise InvalidInput(f"--memory-dir {raw!r} must be a relative POSIX path under docs/, such as docs/memory")
-    rel = PurePosixPath(raw)
-    if rel.is_absolute() or ".." in rel.parts:
+    parts = [p for p in raw.split("/") if p not in ("", ".")]  # as PurePosixPath(raw).parts
+    if raw.startswith("/") or ".." in parts:
         raise InvalidInput(f"--memory-dir {raw!r} must be a relative path under docs/ without '..', such as docs/memory")
-    if len(rel.parts) < 2 or rel.parts[0] != "docs":
+    if len(parts) < 2 or parts[0] != "docs":
         raise InvalidInput(f"--memory-dir {raw!r} must stay under docs/, such as docs/memory")
-    root = Path(project_root).resolve()
-    path = root.joinpath(*rel.parts)
-    docs = (root / "docs").resolve()
-    resolved = path.resolve()
-    if docs not in resolved.parents:
+    return parts
+
+
+def resolve_memory_dir(project_root, memory_dir: str | None = None) -> str:
+    """The memory folder, which must be a sub-folder of `docs/` inside the project."""
+    raw = memory_dir or DEFAULT_MEMORY_DIR
+    parts = memory_dir_parts(raw)
+    root = os.path.realpath(os.fspath(project_root))
+    path = os.path.join(root, *parts)
+    docs = os.path.realpath(os.path.join(root, "docs"))
+    resolved = os.path.realpath(path)
+    if not resolved.startswith(docs.rstrip(os.sep) + os.sep):
         raise InvalidInput(f"--memory-dir {raw!r} resolves outside docs/ (a symlink?); use a real folder under docs/")
     return path
 
 
-def require_memory_dir(memory_dir: Path) -> Path:
-    if not (memory_dir / "manifest.md").is_file():
+def require_memory_dir(memory_dir):
+    if not os.path.isfile(os.path.join(os.fspath(memory_dir), "manifest.md")):
         raise NotFound(
             "no memory folder here (manifest.md is missing) — run `memory-custodian init` first, "
             "or pass --project-root",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from .fence import DATA_NOTICE, fence
 from .hosts import HOSTS, parse_event, project_relative, render_output
@@ -98,15 +97,15 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
         return render_output(host, hook.event, "")  # no memory folder here: nothing to add
     from .sessions import open_session
 
-    with open_session(memory.memory_dir, hook.session_id) as state:
+    with open_session(memory.memory_dir_str, hook.session_id) as state:
         if hook.action == "start":
             context = _on_start(memory, state, task or DEFAULT_TASK)
         elif hook.action == "prompt":
             context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now)
         elif hook.action == "file":
-            paths = project_relative(hook.paths, memory.root, hook.cwd)
+            paths = project_relative(hook.paths, memory.root_str, hook.cwd)
             if host == "codex":  # words of a shell command: only real files count
-                paths = [p for p in paths if (Path(memory.root) / p).is_file()]
+                paths = [p for p in paths if os.path.isfile(os.path.join(memory.root_str, p))]
             context = _on_file(memory, state, paths)
         else:
             # After compaction the host's context no longer holds what we sent: send it again.
@@ -124,7 +123,7 @@ def _open_memory(project_root, memory_dir, cwd):
         start = cwd or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         project_root = find_project_root(start, memory_dir or DEFAULT_MEMORY_DIR)
     memory = Memory.open(project_root, memory_dir)
-    if not (Path(memory.memory_dir) / "manifest.md").is_file():
+    if not os.path.isfile(os.path.join(memory.memory_dir_str, "manifest.md")):
         return None
     return memory
 
@@ -134,7 +133,7 @@ def _open_memory(project_root, memory_dir, cwd):
 def _on_start(memory, state, task: str) -> str:
     from .sessions import prune_sessions_now_and_then
 
-    prune_sessions_now_and_then(memory.memory_dir)
+    prune_sessions_now_and_then(memory.memory_dir_str)
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
@@ -282,7 +281,7 @@ def _on_file(memory, state, paths: list[str]) -> str:
 def _ledger_signature(memory) -> str:
     """Names, sizes and mtimes of the ledger shards: any write changes it."""
     try:
-        with os.scandir(Path(memory.memory_dir) / "ledger") as entries:
+        with os.scandir(os.path.join(memory.memory_dir_str, "ledger")) as entries:
             shards = sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in entries
                             if e.name.endswith(".jsonl"))
     except FileNotFoundError:

@@ -10,7 +10,6 @@ they come from and what is assumed.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from ..errors import InvalidInput
 
@@ -136,8 +135,11 @@ def _command_paths(command: str) -> list[str]:
     return found
 
 
-def project_relative(paths: list[str], root: Path, cwd: str | None) -> list[str]:
+def project_relative(paths: list[str], root, cwd: str | None) -> list[str]:
     """POSIX paths relative to the project root, for files inside it; others are dropped."""
+    from pathlib import Path  # the file hooks only: the prompt hook never imports pathlib (see fsutil)
+
+    root = Path(root)
     base = Path(cwd) if cwd else Path(os.getcwd())
     root = root.resolve()
     out: list[str] = []

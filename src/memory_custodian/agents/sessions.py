@@ -13,9 +13,8 @@ import contextlib
 import json
 import os
 import time
-from pathlib import Path
 
-from ..fsutil import atomic_write, ensure_cache_dir
+from ..fsutil import atomic_write, cache_dir
 
 SESSIONS_DIR = "sessions"
 LAST_MESSAGE_TTL_S = 600  # the user's last message is kept 10 minutes for quote binding
@@ -26,11 +25,14 @@ PRUNED_STAMP = "pruned.stamp"
 STATE_VERSION = 1
 
 
-def sessions_dir(memory_dir: Path) -> Path:
-    cache = ensure_cache_dir(Path(memory_dir))
-    directory = cache / SESSIONS_DIR
-    if not directory.is_dir():
-        directory.mkdir(mode=0o700, exist_ok=True)
+def sessions_dir(memory_dir) -> str:
+    """`.cache/sessions/`, made owner-only if missing (a string path: no pathlib on every prompt)."""
+    directory = os.path.join(cache_dir(memory_dir), SESSIONS_DIR)
+    if not os.path.isdir(directory):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
     return directory
 
 
@@ -55,7 +57,7 @@ def _empty() -> dict:
 class SessionState:
     """The state of one host session; mutate `data`, it is saved when the block exits."""
 
-    def __init__(self, path: Path, data: dict):
+    def __init__(self, path: str, data: dict):
         self.path = path
         self.data = data
 
@@ -117,9 +119,10 @@ class SessionState:
         self.data["last_message"] = {"text": text[:MAX_MESSAGE_CHARS], "at": time.time() if now is None else now}
 
 
-def _load(path: Path) -> dict:
+def _load(path) -> dict:
     try:
-        raw = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return _empty()
     except UnicodeDecodeError:
@@ -155,14 +158,14 @@ def _well_typed(data: dict) -> bool:
 
 
 @contextlib.contextmanager
-def open_session(memory_dir: Path, session_id: str):
+def open_session(memory_dir, session_id: str):
     """Load, lock and (on a clean exit) save the state of `session_id`."""
     import fcntl
 
     directory = sessions_dir(memory_dir)
     key = session_key(session_id or "no-session")
-    path = directory / f"{key}.json"
-    fd = os.open(directory / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    path = os.path.join(directory, f"{key}.json")
+    fd = os.open(os.path.join(directory, f"{key}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         state = SessionState(path, _load(path))
@@ -180,20 +183,22 @@ def open_session(memory_dir: Path, session_id: str):
         os.close(fd)
 
 
-def recent_user_messages(memory_dir: Path, *, now: float | None = None,
+def recent_user_messages(memory_dir, *, now: float | None = None,
                          ttl: float = LAST_MESSAGE_TTL_S) -> list[str]:
     """The last user message of every session from the last `ttl` seconds, newest first.
 
     The MCP server cannot tell which host session called it, so any recent message counts:
     each one is still something a user of this project said verbatim.
     """
-    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
-    if not directory.is_dir():
+    directory = os.path.join(os.fspath(memory_dir), ".cache", SESSIONS_DIR)
+    if not os.path.isdir(directory):
         return []
     now = time.time() if now is None else now
     found: list[tuple[float, str]] = []
-    for path in directory.glob("*.json"):
-        message = _load(path).get("last_message")
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".json"):
+            continue
+        message = _load(os.path.join(directory, name)).get("last_message")
         if not isinstance(message, dict):
             continue
         at = message.get("at")
@@ -204,10 +209,10 @@ def recent_user_messages(memory_dir: Path, *, now: float | None = None,
     return [text for _, text in found]
 
 
-def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = SESSION_TTL_S) -> int:
+def prune_sessions(memory_dir, *, now: float | None = None, ttl: float = SESSION_TTL_S) -> int:
     """Delete session files idle for longer than `ttl`; returns how many were removed."""
-    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
-    if not directory.is_dir():
+    directory = os.path.join(os.fspath(memory_dir), ".cache", SESSIONS_DIR)
+    if not os.path.isdir(directory):
         return 0
     now = time.time() if now is None else now
     removed = 0
@@ -225,17 +230,17 @@ def prune_sessions(memory_dir: Path, *, now: float | None = None, ttl: float = S
     return removed
 
 
-def prune_sessions_now_and_then(memory_dir: Path, *, now: float | None = None, every: float = PRUNE_EVERY_S) -> int:
+def prune_sessions_now_and_then(memory_dir, *, now: float | None = None, every: float = PRUNE_EVERY_S) -> int:
     """`prune_sessions`, unless it ran less than `every` seconds ago (a stamp file's mtime says when)."""
-    directory = Path(memory_dir) / ".cache" / SESSIONS_DIR
-    stamp = directory / PRUNED_STAMP
+    directory = os.path.join(os.fspath(memory_dir), ".cache", SESSIONS_DIR)
+    stamp = os.path.join(directory, PRUNED_STAMP)
     now = time.time() if now is None else now
     try:
-        if 0 <= now - stamp.stat().st_mtime < every:
+        if 0 <= now - os.stat(stamp).st_mtime < every:
             return 0
     except FileNotFoundError:
         pass
     removed = prune_sessions(memory_dir, now=now)
-    if directory.is_dir():
+    if os.path.isdir(directory):
         atomic_write(stamp, "", mode=0o600, durable=False)
     return removed

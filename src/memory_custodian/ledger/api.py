@@ -19,8 +19,8 @@ class LedgerAPI:
         from ..project import require_memory_dir
         from .store import Ledger
 
-        require_memory_dir(self.memory_dir)
-        return Ledger(self.memory_dir)
+        require_memory_dir(self.memory_dir_str)
+        return Ledger(self.memory_dir_str)
 
     def _index(self):
         """The index, caught up with the shards (one connection per Memory, reused)."""
@@ -198,7 +198,7 @@ class LedgerAPI:
         index = self._index()
         return index.guarded(lambda: run_recall(
             index, query=query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-            include_all=include_all, now=now, root=self.root, counts=counts, ids=ids))
+            include_all=include_all, now=now, root=self.root_str, counts=counts, ids=ids))
 
     def reindex(self, progress=None) -> dict:
         return self._index().rebuild(progress=progress)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from pathlib import Path
 
 from .. import fsutil
 from ..errors import NotFound, Refused
@@ -149,7 +148,7 @@ def _is_damaged(exc: BaseException) -> bool:
 class Index:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
-        self.path = Path(ledger.memory_dir) / fsutil.CACHE_DIR / INDEX_FILE
+        self.path = os.path.join(ledger.memory_dir_str, fsutil.CACHE_DIR, INDEX_FILE)  # a str: see fsutil
         self._db: sqlite3.Connection | None = None
         self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
         self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
@@ -176,7 +175,7 @@ class Index:
                        "check permissions, or delete .cache/index.sqlite and retry", path=str(self.path))
 
     def _connect(self) -> sqlite3.Connection:
-        fsutil.ensure_cache_dir(self.ledger.memory_dir)
+        fsutil.cache_dir(self.ledger.memory_dir_str)
         for attempt in (1, 2):
             try:
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -223,7 +222,7 @@ class Index:
 
     def _plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
-        on_disk = _shard_stats(self.ledger.dir)
+        on_disk = _shard_stats(self.ledger.dir_str)
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
         if self._disk_sig == self._current_sig:
             return "current", []  # the shards are as this connection last found the index caught up with them
@@ -235,7 +234,7 @@ class Index:
             row = stored.get(name)
             if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
                 continue
-            path = self.ledger.dir / name
+            path = os.path.join(self.ledger.dir_str, name)
             if row is None:
                 work.append((name, path, st, 0, 0))
                 continue
@@ -312,7 +311,8 @@ class Index:
         shard_rows = []
         for item in work:
             name, path, st, consumed, lines = item[:5]
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                data = fh.read()
             if consumed and hashlib.sha256(data[:consumed]).hexdigest() != item[5]:
                 return None  # not a pure append: rebuild
             evs, _, _, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)

@@ -6,8 +6,8 @@ option, an attempt to claim more trust than the actor has is Refused.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path, PurePosixPath
 
 from ..errors import InvalidInput, Refused
 from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
@@ -66,6 +66,8 @@ def clean_tags(tags) -> list[str]:
 def clean_paths(paths) -> list[str]:
     out = set()
     for raw in paths or ():
+        from pathlib import PurePosixPath  # here: a recall without paths (the prompt hook) skips pathlib
+
         path = str(raw).strip()
         if not path:
             continue
@@ -133,7 +135,7 @@ def provenance_for(actor: str, provenance: str | None, quote: str | None) -> str
     return provenance
 
 
-def scope_fields(scope: str, root: Path) -> dict:
+def scope_fields(scope: str, root) -> dict:
     choice(scope, SCOPES, "scope")
     if scope == "workspace":
         return {"scope": "workspace"}
@@ -143,16 +145,19 @@ def scope_fields(scope: str, root: Path) -> dict:
     return {"scope": "branch", "branch": branch}
 
 
-def current_branch(root: Path) -> str | None:
+def current_branch(root) -> str | None:
     """The checked-out branch, read from .git/HEAD without running git (hooks must stay fast)."""
-    git = Path(root) / ".git"
+    root = os.fspath(root)
+    git = os.path.join(root, ".git")
     try:
-        if git.is_file():
-            line = git.read_text(encoding="utf-8").strip()
+        if os.path.isfile(git):
+            with open(git, encoding="utf-8") as fh:
+                line = fh.read().strip()
             if not line.startswith("gitdir:"):
                 return None
-            git = (Path(root) / line[7:].strip()).resolve()
-        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+            git = os.path.realpath(os.path.join(root, line[7:].strip()))
+        with open(os.path.join(git, "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
     except OSError:
         return None
     if head.startswith("ref: refs/heads/"):

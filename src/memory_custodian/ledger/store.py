@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from .. import fsutil
 from ..errors import Corrupt, InvalidInput, NotFound, Refused
@@ -94,9 +93,22 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
 class Ledger:
     """The shards of one memory folder."""
 
-    def __init__(self, memory_dir: Path | str):
-        self.memory_dir = Path(memory_dir)
-        self.dir = self.memory_dir / LEDGER_DIR
+    def __init__(self, memory_dir):
+        # strings inside, `Path`s on request: the prompt hook must not import pathlib (see fsutil)
+        self.memory_dir_str = os.fspath(memory_dir)
+        self.dir_str = os.path.join(self.memory_dir_str, LEDGER_DIR)
+
+    @property
+    def memory_dir(self):
+        from pathlib import Path
+
+        return Path(self.memory_dir_str)
+
+    @property
+    def dir(self):
+        from pathlib import Path
+
+        return Path(self.dir_str)
 
     def check_inside(self) -> None:
         """Refuse a `ledger/` (or shard) that leads out of the memory folder through a symlink."""
@@ -108,10 +120,10 @@ class Ledger:
                 raise _Invalid("leaves the memory folder through a symlink; replace the link with a real "
                                "folder or file", path=str(path))
 
-    def rel(self, path: Path) -> str:
-        return f"{LEDGER_DIR}/{path.name}"
+    def rel(self, path) -> str:
+        return f"{LEDGER_DIR}/{os.path.basename(os.fspath(path))}"
 
-    def shards(self) -> list[Path]:
+    def shards(self) -> list:
         if not self.dir.is_dir():
             return []
         return sorted(p for p in self.dir.glob("*.jsonl") if p.is_file())
@@ -180,7 +192,7 @@ class Ledger:
         self._append_bytes(self.dir / f"{at[:7]}.jsonl", payload)
         return done
 
-    def _append_bytes(self, path: Path, payload: bytes) -> None:
+    def _append_bytes(self, path, payload: bytes) -> None:
         self.check_inside()
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -212,7 +224,7 @@ class Ledger:
         if not existed:
             fsutil.fsync_dir(self.dir)
 
-    def _fix_tail(self, fd: int, path: Path, size: int) -> bytes:
+    def _fix_tail(self, fd: int, path, size: int) -> bytes:
         """A shard not ending in a newline: end a whole last event, or move a torn one aside."""
         start = max(0, size - (1 << 20))
         chunk = os.pread(fd, size - start, start)

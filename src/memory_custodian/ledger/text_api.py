@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from pathlib import Path
 
 DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 
@@ -22,7 +21,9 @@ class LedgerTextAPI:
 
     # ---- export -----------------------------------------------------------------------------
 
-    def _export_target(self, path) -> Path:
+    def _export_target(self, path):
+        from pathlib import Path  # here, not at import: see fsutil
+
         from .config import load_config
 
         if path is None:
@@ -40,6 +41,8 @@ class LedgerTextAPI:
         clone in CI) or it would need a rebuild (`Index._plan`), so an export never pays for
         building one.
         """
+        from pathlib import Path  # here, not at import: see fsutil
+
         from .. import fsutil
         from .index import INDEX_FILE
         from .store import Ledger
@@ -54,6 +57,8 @@ class LedgerTextAPI:
     def _export_rows(self) -> tuple[tuple, list]:
         """`_current_notes` as the renderer's rows `(fields, rows)`, without a `Note` per row when the
         index is current (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
+        from pathlib import Path  # here, not at import: see fsutil
+
         from .. import fsutil
         from .export import NOTE_FIELDS, note_row
         from .index import INDEX_FILE
@@ -71,6 +76,8 @@ class LedgerTextAPI:
         return NOTE_FIELDS, [note_row(n) for n in notes if n.state != "forgotten"]
 
     def _render_export(self) -> tuple[str, int]:
+        from pathlib import Path  # here, not at import: see fsutil
+
         from ..project import require_memory_dir
         from .export import render_rows
 
@@ -114,6 +121,8 @@ class LedgerTextAPI:
 
     def export_enable(self, path=None) -> dict:
         """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
+        from pathlib import Path  # here, not at import: see fsutil
+
         from ..project import require_memory_dir
         from .config import config_path, update_config
 
@@ -155,6 +164,8 @@ class LedgerTextAPI:
 
     def edit_checkin(self, path, reason=None) -> dict:
         """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
+        from pathlib import Path  # here, not at import: see fsutil
+
         from .. import fsutil
         from ..project import require_memory_dir
         from .edit import build_events, describe_since, parse_buffer, plan_changes
@@ -276,7 +287,7 @@ def _clean_changes(changes, shown: str) -> None:
             raise type(exc)(exc.message, path=shown, line=ch.line) from exc
 
 
-def safe_output_path(root, memory_dir, raw) -> Path:
+def safe_output_path(root, memory_dir, raw):
     """Where an export may be written: inside the project, never over memory (only `MEMORY.md` there).
 
     Relative paths are taken from the project root. Refused: `..`, backslashes and drive letters,
@@ -284,7 +295,7 @@ def safe_output_path(root, memory_dir, raw) -> Path:
     but its `MEMORY.md` — an export aimed at a shard or a curated file would destroy memory.
     """
     import re
-    from pathlib import PurePosixPath
+    from pathlib import Path, PurePosixPath  # here, not at import: see fsutil
 
     from ..errors import InvalidInput
 
@@ -308,8 +319,10 @@ def safe_output_path(root, memory_dir, raw) -> Path:
     return target
 
 
-def checkout_target(memory_dir, raw) -> Path:
+def checkout_target(memory_dir, raw):
     """An edit buffer goes anywhere but into the memory folder, and never over a file that is not one."""
+    from pathlib import Path  # here, not at import: see fsutil
+
     from ..errors import InvalidInput
     from .edit import CHECKOUT_TAG
 
@@ -330,7 +343,7 @@ def checkout_target(memory_dir, raw) -> Path:
     return target
 
 
-def _holds(target: Path, data: bytes) -> bool:
+def _holds(target, data: bytes) -> bool:
     """Whether the file holds exactly `data` (a size that differs answers without reading it)."""
     import stat
 
@@ -343,7 +356,7 @@ def _holds(target: Path, data: bytes) -> bool:
     return _read_or_none(target) == data
 
 
-def _read_or_none(target: Path) -> bytes | None:
+def _read_or_none(target) -> bytes | None:
     try:
         return target.read_bytes()
     except FileNotFoundError:
@@ -354,7 +367,7 @@ def _read_or_none(target: Path) -> bytes | None:
         raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
 
 
-def _short_diff(old: bytes | None, new: str, target: Path, limit: int = 40) -> str:
+def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
     import difflib
 
     if old is None:
