@@ -161,6 +161,32 @@ def test_a_forget_that_keeps_every_rowid_still_rebuilds_the_postings(mem):
         assert rebuilt.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
 
 
+def test_warm_recall_equals_the_sql_path_on_tiered_big_ledger_queries(mem, monkeypatch):
+    """Past TIER_MIN_NOTES a broad query ranks a narrower tier; from memory it must rank, count and
+    fall back exactly as the SQL path does (the tiers are forced small here)."""
+    made = _ledger(mem, n=90)
+    monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
+    monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 8)
+    monkeypatch.setattr(ranking, "FILTERED_CANDIDATE_LIMIT", 12)
+    calls = [dict(query="lock retry budget"), dict(query="cache crash", limit=3), dict(query="lock", limit=40),
+             dict(query="release_lock", kinds=["gotcha", "finding"]), dict(query="session login", tags=["a"]),
+             dict(query="parseConfig deploy worker", include_all=True), dict(query="timeouts error", states=["revoked"])]
+
+    def run_all(warm: bool):
+        out = []
+        for call in calls:
+            if warm:
+                mem.recall(**call)
+            out.append(mem.recall(**call).to_dict())
+        return out
+
+    warm = run_all(True)
+    assert mem._index().note_meta() is not None and any(r["partial"] for r in warm)  # tiers were used
+    monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)
+    assert run_all(False) == warm
+    assert made
+
+
 def test_postings_follow_writes_and_stay_off_on_big_ledgers(mem, monkeypatch):
     _ledger(mem, n=20)
     mem.recall("lock")

@@ -137,16 +137,13 @@ def _path_filter(paths: list[str], key: str, params: dict) -> str:
             f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
 
 
-def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score, eff,
-              scope_ok, want_states, include_all, limit, ids, now):
+def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, scan, want_states, include_all,
+              limit, ids, now, keys=None):
     """Rank, count and list exclusions from one scan of the candidates (the common case: a few
-    thousand at most), sorting in Python exactly as the SQL `ORDER BY` would."""
+    thousand at most), sorting in Python exactly as the SQL `ORDER BY` would. `scan(match)` gives
+    the candidate rows `(id, score, state, in scope, created_at, created_event)`: from SQL
+    (`_sql_scan`) or from the in-memory metadata (`_meta_scan`), the same rows either way."""
     db = index.db
-
-    def scan(match_expr):
-        return db.execute(f"SELECT n.id, {score}, {eff}, {scope_ok}, n.created_at, n.created_event FROM {source} "
-                          f"WHERE {base} AND notes_fts MATCH :match", dict(params, match=match_expr)).fetchall()
-
     rows = scan(rank_match)
     inc = [r for r in rows if include_all or (r[2] in want_states and r[3])]
     chosen = rank_match
@@ -169,64 +166,74 @@ def _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_e
         result.partial_exact = broad_exact
     # score DESC, created_at DESC, created_event DESC, then id: a stable sort by id, then one by the
     # rest reversed (reverse=True keeps equal items in their order)
-    inc.sort(key=lambda r: r[0])
-    inc.sort(key=lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""), reverse=True)
+    by_id, by_rank = keys or (lambda r: r[0], lambda r: (r[1] or 0.0, r[4] or "", r[5] or ""))
+    inc.sort(key=by_id)
+    inc.sort(key=by_rank, reverse=True)
     return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
+
+
+def _sql_scan(db, params, source, base, score, eff, scope_ok):
+    def scan(match_expr):
+        return db.execute(f"SELECT n.id, {score}, {eff}, {scope_ok}, n.created_at, n.created_event FROM {source} "
+                          f"WHERE {base} AND notes_fts MATCH :match", dict(params, match=match_expr)).fetchall()
+    return scan
 
 
 def _bm25_scores(index, words, match_expr: str, paths) -> dict:
     """{rowid: BM25 (positive)} for the broad match: from the in-memory postings when the index
     keeps them (the query's words; each path phrase, which postings of single words cannot score,
     from FTS5 and added last, as FTS5 sums phrases in order), else from FTS5 for the whole match."""
-    weights = ", ".join(repr(w) for w in ranking.bm25_weights())
     postings = index.postings()
     scored = postings.scores(words) if postings is not None else None
     if scored is None:
-        return {rowid: -bm25 for rowid, bm25 in index.db.execute(
-            f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,))}
+        return _fts_scores(index.db, match_expr)
     for phrase in ranking.path_phrases(paths):
-        for rowid, bm25 in index.db.execute(
-                f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (phrase,)):
-            scored[rowid] = scored.get(rowid, 0.0) - bm25
+        for rowid, score in _fts_scores(index.db, phrase).items():
+            scored[rowid] = scored.get(rowid, 0.0) + score
     return scored
 
 
-def _meta_pass(index, result, meta, words, match_expr, params, base, near, kinds, paths, selective, now, branch_of,
-               want_states, include_all, limit, ids):
-    """`_one_pass` without the join: BM25 from the in-memory postings (or else the FTS table), the
-    priors, state and scope from the in-memory metadata, the filters kinds in memory and the
-    selective ones (tags, paths, excluded ids) as one set of rowids from SQL — the same rows,
-    scores (same float operations) and order as the SQL."""
+def _fts_scores(db, match_expr: str) -> dict:
+    weights = ", ".join(repr(w) for w in ranking.bm25_weights())
+    return {rowid: -bm25 for rowid, bm25 in db.execute(
+        f"SELECT rowid, bm25(notes_fts, {weights}) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,))}
+
+
+def _meta_scan(index, meta, words, broad, params, base, near, kinds, paths, selective, now, branch_of):
+    """`_sql_scan` without the join: BM25 from the in-memory postings (the broad tier) or FTS5 (any
+    tier), the priors, state and scope from the in-memory metadata, kinds filtered in memory and
+    the selective filters (tags, paths, excluded ids) as one set of rowids from SQL — the same rows
+    and scores (the same float operations) as the SQL."""
     db = index.db
-    scored = _bm25_scores(index, words, match_expr, paths)
     allowed = {r for (r,) in db.execute(f"SELECT n.rowid FROM notes n WHERE {base}", params)} if selective else None
     lifted = {r for (r,) in db.execute(f"SELECT n.rowid FROM notes n WHERE {near}", params)} if near else None
     lift = ranking.PATH_LIFT
     pp, kp = ranking.PRIORITY_PRIOR, ranking.KIND_PRIOR
     priors: dict = {}
-    rows = []
-    append = rows.append
-    for rowid, score in scored.items():
-        m = meta.get(rowid)
-        if m is None:
-            continue
-        note_id, pk, state, expires, scope, note_branch, created_at, created_event = m
-        if state == "forgotten" or (kinds and pk[1] not in kinds) or (allowed is not None and rowid not in allowed):
-            continue
-        prior = priors.get(pk)
-        if prior is None:
-            prior = priors[pk] = 1.0 + float(pp.get(pk[0], 0.0)) + float(kp.get(pk[1], 0.0))
-        if expires is not None and expires <= now and state in ("active", "stale"):
-            state = "expired"
-        score = score * prior
-        if lifted is not None:
-            score = score * (1.0 + lift * (rowid in lifted))
-        append((note_id, score, state, scope == "workspace" or note_branch == branch_of(), created_at, created_event))
-    inc = rows if include_all else [r for r in rows if r[2] in want_states and r[3]]
-    # the metadata holds no NULLs (see Index.note_meta): plain item keys order as `_one_pass`'s do
-    inc.sort(key=_ID)
-    inc.sort(key=_RANK, reverse=True)
-    return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
+
+    def scan(match_expr):
+        scored = _bm25_scores(index, words, match_expr, paths) if match_expr == broad else _fts_scores(db, match_expr)
+        rows = []
+        append = rows.append
+        for rowid, score in scored.items():
+            m = meta.get(rowid)
+            if m is None:
+                continue
+            note_id, pk, state, expires, scope, note_branch, created_at, created_event = m
+            if state == "forgotten" or (kinds and pk[1] not in kinds) or (allowed is not None and rowid not in allowed):
+                continue
+            prior = priors.get(pk)
+            if prior is None:
+                prior = priors[pk] = 1.0 + float(pp.get(pk[0], 0.0)) + float(kp.get(pk[1], 0.0))
+            if expires is not None and expires <= now and state in ("active", "stale"):
+                state = "expired"
+            score = score * prior
+            if lifted is not None:
+                score = score * (1.0 + lift * (rowid in lifted))
+            append((note_id, score, state, scope == "workspace" or note_branch == branch_of(), created_at,
+                    created_event))
+        return rows
+    return scan
 
 
 def _browse_pass(index, result, params, base, score, eff, scope_ok, want_states, include_all, limit, ids, now):
@@ -419,11 +426,14 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             order = ("+n.prio" if (paths or tags) else "n.prio") + ", n.created_at DESC, n.created_event DESC"
         rank_match, broad_count, rank_count, broad_exact = None, 0, 0, True
     match_cond = " AND notes_fts MATCH :match" if tiers else ""
-    if counts is True and tiers and rank_match == tiers[0] and SINGLE_PASS_MAX >= 0:
-        meta = index.note_meta()  # ledgers small enough, asked again: rank from memory
+    if counts is True and tiers and SINGLE_PASS_MAX >= 0 and (rank_count is None or rank_count <= SINGLE_PASS_MAX):
+        meta = index.note_meta()  # a caller asking again, on a ledger small enough: rank from memory
         if meta is not None:
-            return _meta_pass(index, result, meta, words, tiers[0], params, base, near, kinds, paths,
-                              bool(tags or paths or exclude_ids), now, branch_of, want_states, include_all, limit, ids)
+            scan = _meta_scan(index, meta, words, tiers[0], params, base, near, kinds, paths,
+                              bool(tags or paths or exclude_ids), now, branch_of)
+            # the metadata holds no NULLs (see Index.note_meta): plain item keys order as SQL's do
+            return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, scan,
+                             want_states, include_all, limit, ids, now, keys=(_ID, _RANK))
     branch_of()  # every path below is SQL, which compares note branches with :branch
 
     def ranked(match_expr, cap):
@@ -457,8 +467,9 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
             result.partial, result.partial_exact = broad_count - rank_count, broad_exact
         return result
     if tiers and (rank_count is None or rank_count <= SINGLE_PASS_MAX):
-        return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact, params, source, base, score,
-                         eff, scope_ok, want_states, include_all, limit, ids, now)
+        return _one_pass(index, result, tiers, rank_match, broad_count, rank_count, broad_exact,
+                         _sql_scan(db, params, source, base, score, eff, scope_ok), want_states, include_all, limit,
+                         ids, now)
     if not tiers and (paths or tags):
         done = _browse_pass(index, result, params, base, score, eff, scope_ok, want_states, include_all, limit, ids, now)
         if done is not None:
