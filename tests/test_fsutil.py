@@ -86,3 +86,12 @@ def test_atomic_write_for_caches_skips_only_the_fsyncs(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary file left
     with pytest.raises(AssertionError, match="fsync called"):
         fsutil.atomic_write(target, "durable by default")
+
+
+def test_a_file_where_the_cache_folder_goes_is_a_loud_error(tmp_path):
+    from memory_custodian import fsutil
+
+    (tmp_path / ".cache").write_text("not a folder")
+    with pytest.raises(Exception) as info:
+        fsutil.cache_dir(tmp_path)
+    assert ".cache" in str(info.value) and (tmp_path / ".cache").read_text() == "not a folder"

@@ -90,8 +90,9 @@ def cache_dir(memory_dir) -> str:
     if not os.path.isdir(cache):
         try:
             os.mkdir(cache, 0o700)
-        except FileExistsError:
-            pass
+        except FileExistsError as exc:  # made meanwhile by another process: fine if it is a folder
+            if not os.path.isdir(cache):
+                raise _disk_error(cache, exc) from exc
         except FileNotFoundError as exc:
             raise InvalidInput("memory folder does not exist — run `memory-custodian init`", path=str(memory_dir)) from exc
         except OSError as exc:

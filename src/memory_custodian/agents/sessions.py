@@ -31,8 +31,9 @@ def sessions_dir(memory_dir) -> str:
     if not os.path.isdir(directory):
         try:
             os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass
+        except FileExistsError:  # made meanwhile by another hook: fine if it is a folder
+            if not os.path.isdir(directory):
+                raise
     return directory
 
 
