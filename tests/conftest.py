@@ -30,3 +30,13 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def mem(tmp_path):
+    """A bare project with a memory folder (a manifest and nothing else), opened."""
+    from memory_custodian import Memory
+
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
+    return Memory.open(tmp_path)

@@ -6,16 +6,8 @@ import json
 
 import pytest
 
-from memory_custodian import Memory
 from memory_custodian.errors import InvalidInput, NotFound, Refused
 from memory_custodian.ledger.store import Ledger
-
-
-@pytest.fixture
-def mem(tmp_path):
-    (tmp_path / "docs" / "memory").mkdir(parents=True)
-    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# Manifest\n", encoding="utf-8")
-    return Memory.open(tmp_path)
 
 
 def shard_lines(mem):

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from conftest import run_cli
-from memory_custodian import Memory
 from memory_custodian.ledger.context import ledger_sections
-
-
-@pytest.fixture
-def mem(tmp_path):
-    (tmp_path / "docs" / "memory").mkdir(parents=True)
-    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
-    return Memory.open(tmp_path)
 
 
 def test_empty_ledger_has_no_sections(mem):

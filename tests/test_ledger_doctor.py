@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from memory_custodian import Memory
 from memory_custodian.ledger.store import Ledger, encode_event
-
-
-@pytest.fixture
-def mem(tmp_path):
-    (tmp_path / "docs" / "memory").mkdir(parents=True)
-    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
-    return Memory.open(tmp_path)
 
 
 def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):

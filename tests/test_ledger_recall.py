@@ -8,13 +8,6 @@ from memory_custodian import Memory
 from memory_custodian.errors import InvalidInput
 
 
-@pytest.fixture
-def mem(tmp_path):
-    (tmp_path / "docs" / "memory").mkdir(parents=True)
-    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
-    return Memory.open(tmp_path)
-
-
 def ids(result):
     return [h.note.id for h in result.hits]
 

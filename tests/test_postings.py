@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from memory_custodian import Memory
 from memory_custodian.ledger import postings as postings_mod
 from memory_custodian.ledger import ranking
@@ -16,13 +14,6 @@ from memory_custodian.ledger.postings import Postings
 WORDS = ("lock daemon cache retry budget queue parseConfig release_lock timeout timeouts crash error session "
          "login tenant invoice rounding café naïve Übergröße résumé src/api/handler.py worker deploy the a of "
          "to in is it and").split()
-
-
-@pytest.fixture
-def mem(tmp_path):
-    (tmp_path / "docs" / "memory").mkdir(parents=True)
-    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
-    return Memory.open(tmp_path)
 
 
 def _ledger(mem, n=90, seed=11):
