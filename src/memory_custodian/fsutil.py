@@ -26,6 +26,16 @@ LOCK_FILE = "lock"
 _held = threading.local()
 
 
+def path_property(attr: str, doc: str) -> property:
+    """A read-only `Path` view of the string path in `attr`, importing `pathlib` only when read."""
+    def get(self):
+        from pathlib import Path
+
+        return Path(getattr(self, attr))
+
+    return property(get, doc=doc)
+
+
 def fsync_dir(directory) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:

@@ -12,6 +12,7 @@ import os
 
 from .curated.read_api import CuratedReadAPI
 from .curated.write_api import CuratedWriteAPI
+from .fsutil import path_property
 from .ledger.api import LedgerAPI
 from .ledger.text_api import LedgerTextAPI
 from .project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
@@ -27,17 +28,8 @@ class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
         self.root_str = os.fspath(root)
         self.memory_dir_str = os.fspath(memory_dir)
 
-    @property
-    def root(self):
-        from pathlib import Path
-
-        return Path(self.root_str)
-
-    @property
-    def memory_dir(self):
-        from pathlib import Path
-
-        return Path(self.memory_dir_str)
+    root = path_property("root_str", "The project root.")
+    memory_dir = path_property("memory_dir_str", "The memory folder (docs/memory by default).")
 
     @classmethod
     def open(cls, project_root=None, memory_dir: str | None = None) -> "Memory":

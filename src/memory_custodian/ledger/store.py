@@ -98,17 +98,8 @@ class Ledger:
         self.memory_dir_str = os.fspath(memory_dir)
         self.dir_str = os.path.join(self.memory_dir_str, LEDGER_DIR)
 
-    @property
-    def memory_dir(self):
-        from pathlib import Path
-
-        return Path(self.memory_dir_str)
-
-    @property
-    def dir(self):
-        from pathlib import Path
-
-        return Path(self.dir_str)
+    memory_dir = fsutil.path_property("memory_dir_str", "The memory folder.")
+    dir = fsutil.path_property("dir_str", "The folder of the shards (ledger/).")
 
     def check_inside(self) -> None:
         """Refuse a `ledger/` (or shard) that leads out of the memory folder through a symlink."""
