@@ -36,21 +36,19 @@ def state_warning(note: Note, state: str) -> str | None:
 
 def chain(index, note: Note) -> list[str]:
     """Ids from the oldest note this one replaced to the newest that replaced it."""
-    back: list[str] = []
+    return [*reversed(_follow(index, note, "supersedes")), note.id, *_follow(index, note, "superseded_by")]
+
+
+def _follow(index, note: Note, link: str) -> list[str]:
+    """The ids reached by following `link` from `note` (at most CHAIN_MAX, stopping at a loop)."""
+    ids: list[str] = []
     cur = note
-    while cur.supersedes and len(back) < CHAIN_MAX and cur.supersedes not in back:
-        back.append(cur.supersedes)
-        cur = index.get_note(cur.supersedes)
+    while getattr(cur, link) and len(ids) < CHAIN_MAX and getattr(cur, link) not in ids:
+        ids.append(getattr(cur, link))
+        cur = index.get_note(ids[-1])
         if cur is None:
             break
-    fwd: list[str] = []
-    cur = note
-    while cur.superseded_by and len(fwd) < CHAIN_MAX and cur.superseded_by not in fwd:
-        fwd.append(cur.superseded_by)
-        cur = index.get_note(cur.superseded_by)
-        if cur is None:
-            break
-    return [*reversed(back), note.id, *fwd]
+    return ids
 
 
 def render(note: Note, state: str, ids: list[str]) -> str:
