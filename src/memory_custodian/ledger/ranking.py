@@ -310,15 +310,16 @@ def _at_least(units: list[str], need: int) -> str:
     return " OR ".join("(" + " AND ".join(f"({u})" for u in combo) + ")" for combo in combinations(units, need))
 
 
-def match_tiers(query: str, paths=()) -> list[str]:
+def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
     """MATCH expressions from broadest to narrowest; the first defines what "matched" means.
 
     The narrower ones bound the work on big ledgers (see CANDIDATE_LIMIT): the query's words (or
     the parts of the one identifier it names) with all but one present (when that stays a short
     expression: BM25 pays for every phrase in it), then every one of them, then every one in the
     title or tags. A note that shares more of the words scores higher under BM25 anyway, so a
-    narrower tier mostly holds the broad top."""
-    broad = build_match(query, paths)
+    narrower tier mostly holds the broad top. `broad`: `build_match(query, paths)`, when the caller
+    has it already."""
+    broad = build_match(query, paths) if broad is None else broad
     if broad is None:
         return []
     groups: list[list[str]] = []

@@ -412,7 +412,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         if _small_ledger(db, unfiltered):
             rank_match, broad_count, rank_count, broad_exact = broad, 0, 0, True  # rank it all, nothing to count
         else:
-            tiers = ranking.match_tiers(query, paths=tuple(paths))
+            tiers = ranking.match_tiers(query, paths=tuple(paths), broad=broad)
             rank_match, broad_count, rank_count, broad_exact = _choose_tier(db, tiers, limit, unfiltered)
     else:
         source = "notes n"
