@@ -1,9 +1,10 @@
 """Benchmark the ledger tier at 749, 7,490 and 74,900 notes and print every figure the issue asks for.
 
-For each size: full index rebuild time, index size, in-process recall latency (p50/p95 over 200
-varied queries), `recall` and `remember` as fresh processes (median of 20), and peak memory of
-the process that rebuilt the index and ran the queries. Then how each figure grows from the
-smallest size to the largest.
+For each size: full index rebuild time (and its CPU time, rebuild workers included), index size,
+in-process recall latency (p50/p95 over 200 varied queries), `recall` and `remember` as fresh
+processes (median of 20), and peak memory of the process that rebuilt the index and ran the
+queries (and, apart, of the largest rebuild worker, on ledgers big enough to use them). Then how
+each figure grows from the smallest size to the largest.
 
     python benchmarks/bench_ledger.py [--sizes 749,7490,74900] [--work /tmp/mc-bench]
 
@@ -88,9 +89,14 @@ def child(root: Path, queries_n: int) -> dict:
     for p in (memory_dir / ".cache").glob("index.sqlite*"):
         p.unlink()
     index = Index(Ledger(memory_dir))
-    t0, c0 = time.perf_counter(), time.process_time()
-    result = index.rebuild()
-    rebuild_s, rebuild_cpu = time.perf_counter() - t0, time.process_time() - c0
+    with _WorkerPeaks() as worker_peaks:
+        t0, c0 = time.perf_counter(), os.times()
+        result = index.rebuild()
+        c1 = os.times()
+    rebuild_s = time.perf_counter() - t0
+    # this process and its rebuild workers (which have ended: their times are in `children`)
+    rebuild_cpu = sum(c1[:4]) - sum(c0[:4])
+    workers, worker_peak = len(worker_peaks), max(worker_peaks.values(), default=0.0)
     index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     index.close()
     size = sum(p.stat().st_size for p in (memory_dir / ".cache").glob("index.sqlite*"))
@@ -110,8 +116,47 @@ def child(root: Path, queries_n: int) -> dict:
     return {"notes": result["notes"], "events": result["events"], "rebuild_s": rebuild_s, "rebuild_cpu_s": rebuild_cpu,
             "index_mb": size / 1e6, "recall_p50_ms": statistics.median(lat),
             "recall_p95_ms": lat[int(len(lat) * 0.95) - 1], "browse_ms": statistics.median(browse),
-            "peak_mb": _peak_mb(resource),
+            "peak_mb": _peak_mb(resource), "workers": workers, "worker_peak_mb": worker_peak,
             "ledger_mb": sum(p.stat().st_size for p in (memory_dir / "ledger").glob("*.jsonl")) / 1e6}
+
+
+class _WorkerPeaks(dict):
+    """{pid: peak RSS MB} of each rebuild worker, read from /proc while they run (RUSAGE_CHILDREN
+    would report this process's own peak: a child's ru_maxrss starts from its parent's at fork)."""
+
+    def __enter__(self):
+        import threading
+
+        from memory_custodian.ledger import rebuild_worker
+
+        self._real_init, self._procs, self._done = rebuild_worker.Workers.__init__, [], threading.Event()
+        real_init, procs = self._real_init, self._procs
+
+        def init(workers, *args):
+            real_init(workers, *args)
+            procs.extend(workers.procs)
+
+        rebuild_worker.Workers.__init__ = init
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+        return self
+
+    def _poll(self) -> None:
+        while not self._done.wait(0.05):
+            for proc in list(self._procs):
+                try:
+                    with open(f"/proc/{proc.pid}/status") as fh:
+                        hwm = int(fh.read().split("VmHWM:")[1].split()[0]) / 1024
+                except (OSError, IndexError):
+                    continue  # ended, or not Linux
+                self[proc.pid] = max(self.get(proc.pid, 0.0), hwm)
+
+    def __exit__(self, *exc) -> None:
+        from memory_custodian.ledger import rebuild_worker
+
+        self._done.set()
+        self._thread.join()
+        rebuild_worker.Workers.__init__ = self._real_init
 
 
 def _peak_mb(resource) -> float:
@@ -197,7 +242,8 @@ def main(argv=None) -> None:
             ("index MB", "index_mb", "{:>8.1f}"), ("recall p50 ms", "recall_p50_ms", "{:>13.2f}"),
             ("p95 ms", "recall_p95_ms", "{:>8.2f}"), ("browse ms", "browse_ms", "{:>9.1f}"),
             ("fresh recall ms", "fresh_recall_ms", "{:>15.0f}"), ("fresh remember ms", "fresh_remember_ms", "{:>17.0f}"),
-            ("recall after writes ms", "fresh_recall_after_writes_ms", "{:>22.0f}"), ("peak MB", "peak_mb", "{:>7.0f}")]
+            ("recall after writes ms", "fresh_recall_after_writes_ms", "{:>22.0f}"), ("peak MB", "peak_mb", "{:>7.0f}"),
+            ("workers", "workers", "{:>7}"), ("worker peak MB", "worker_peak_mb", "{:>14.0f}")]
     print()
     print(" | ".join(name for name, _, _ in cols))
     for row in rows:
@@ -206,7 +252,7 @@ def main(argv=None) -> None:
         a, b = rows[0], rows[-1]
         scale = b["size"] / a["size"]
         print(f"\ngrowth from {a['size']} to {b['size']} notes (x{scale:.0f} notes):")
-        for name, key, _ in cols[2:]:
+        for name, key, _ in cols[2:-2]:
             if a[key]:
                 print(f"  {name:<24} x{b[key] / a[key]:.1f}")
         print("\ntargets at the largest size:")

@@ -145,6 +145,24 @@ def _is_damaged(exc: BaseException) -> bool:
     return "malformed" in text or "not a database" in text or "disk image" in text
 
 
+def note_row_parts(note: Note) -> tuple:
+    """A note's index rows without their rowid: (meta, text, tags, path prefixes). Pure, so a
+    rebuild can compute them in worker processes (the subtokens and the note JSON are most of a
+    rebuild's Python time); `rows_at` gives them their rowid."""
+    forgotten = note.state == "forgotten"
+    sub = "" if forgotten else ranking.subtokens(note.title, note.body, note.tags, note.paths)
+    meta = (note.id, note.kind, note.priority, ranking.PRIORITY_ORDER.get(note.priority, 9), note.state,
+            note.scope, note.branch, note.created_at, note.created_event, note.expires)
+    text = (note.title, note.body, "\n".join(note.tags), "\n".join(note.paths), sub, note_json(note))
+    return meta, text, list(note.tags), [path_prefix(p) for p in note.paths]
+
+
+def rows_at(rowid: int, parts: tuple) -> tuple:
+    """`note_row_parts` as the rows INSERT_META, INSERT_TEXT, note_tags and note_paths take."""
+    meta, text, tags, prefixes = parts
+    return (rowid, *meta), (rowid, *text), [(t, rowid) for t in tags], [(p, rowid) for p in prefixes]
+
+
 class Index:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
@@ -392,12 +410,7 @@ class Index:
 
     @staticmethod
     def _note_rows(rowid: int, note: Note):
-        forgotten = note.state == "forgotten"
-        sub = "" if forgotten else ranking.subtokens(note.title, note.body, note.tags, note.paths)
-        meta = (rowid, note.id, note.kind, note.priority, ranking.PRIORITY_ORDER.get(note.priority, 9), note.state,
-                note.scope, note.branch, note.created_at, note.created_event, note.expires)
-        text = (rowid, note.title, note.body, "\n".join(note.tags), "\n".join(note.paths), sub, note_json(note))
-        return meta, text, [(t, rowid) for t in note.tags], [(path_prefix(p), rowid) for p in note.paths]
+        return rows_at(rowid, note_row_parts(note))
 
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""

@@ -2,8 +2,8 @@
 
 Memory grows with the number of events, not with their bytes: the first pass parses every
 shard, keeps one small key per unique event (note, time, id, txn, where its line is) and stores
-the raw lines; the second folds each note from its lines read back from disk, and inserts the
-rows in batches. Two copies of one event id keep the smaller canonical line; a txn with events
+the raw lines; the second folds each note from its lines read back from disk (in worker processes
+on big ledgers, `rebuild_worker.py`), and inserts the rows in batches, in note order. Two copies of one event id keep the smaller canonical line; a txn with events
 missing is left out unless a `forget` waived it. See `Index.rebuild` for the transaction around it.
 """
 
@@ -11,10 +11,31 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 
 from .fold import fold_note_events
-from .index import INSERT_META, INSERT_TEXT, UPSERT_EVENT, _canonical
+from .index import INSERT_META, INSERT_TEXT, UPSERT_EVENT, _canonical, note_row_parts, rows_at
 from .store import parse_lines
+
+CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
+# Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
+# time and needs nothing but the shard lines: on big ledgers worker processes do it while this
+# process inserts (74,900 notes: see the README). Below this many events a rebuild takes a couple
+# of seconds at most, less than starting the workers would save.
+PARALLEL_MIN_EVENTS = 20000
+MAX_WORKERS = 4
+
+
+def parallel_workers(events: int) -> int:
+    """How many worker processes fold a rebuild of `events` events: 0 (fold here) on small
+    ledgers or a machine with one CPU."""
+    if events < PARALLEL_MIN_EVENTS:
+        return 0
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, MAX_WORKERS) if cpus > 1 else 0
 
 
 def rebuild_locked(index, progress) -> dict:
@@ -94,6 +115,19 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
     keys.sort()
     if progress:
         progress(0.5)
+    # each note's events (shard, offset, length), in note order, without the broken txns
+    groups: list[list[tuple]] = []
+    i, total = 0, len(keys)
+    while i < total:
+        note_id = keys[i][0]
+        j = i
+        while j < total and keys[j][0] == note_id:
+            j += 1
+        groups.append([(k[4], k[5], k[6]) for k in keys[i:j] if k[3] not in broken])
+        i = j
+    del keys, txn_count, txn_want
+    chunks = [groups[c:c + CHUNK_NOTES] for c in range(0, len(groups), CHUNK_NOTES)]
+    del groups
     batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
 
     def flush():
@@ -105,30 +139,48 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
             batch.clear()
 
     n_notes = 0
-    i, total = 0, len(keys)
-    while i < total:
-        note_id = keys[i][0]
-        j = i
-        while j < total and keys[j][0] == note_id:
-            j += 1
-        evs = [json.loads(os.pread(files[k[4]], k[6], k[5])) for k in keys[i:j] if k[3] not in broken]
-        i = j
-        note, _ = fold_note_events(evs)
-        if note is None:
-            continue
-        n_notes += 1
-        meta, text, tags, prefixes = index._note_rows(n_notes, note)
-        batch_meta.append(meta)
-        batch_text.append(text)
-        batch_tags.extend(tags)
-        batch_paths.extend(prefixes)
-        if len(batch_meta) >= 2000:  # bounded memory on large ledgers
-            flush()
-    flush()
-    del keys
+    with _folding(chunks, shards, files, parallel_workers(total)) as folded:
+        for done, parts_list in enumerate(folded, 1):
+            for parts in parts_list:
+                n_notes += 1
+                meta, text, tags, prefixes = rows_at(n_notes, parts)
+                batch_meta.append(meta)
+                batch_text.append(text)
+                batch_tags.extend(tags)
+                batch_paths.extend(prefixes)
+            flush()  # one chunk at a time: bounded memory on large ledgers
+            if progress:
+                progress(0.5 + 0.3 * done / len(chunks))
     if progress:
         progress(0.8)
     db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
     if progress:
         progress(1.0)
     return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
+
+
+@contextmanager
+def _folding(chunks, shards, files: list[int], workers: int):
+    """Each chunk's `note_row_parts`, in order: folded here, or by `workers` worker processes
+    (`rebuild_worker.py`). Plain subprocesses over pipes rather than `multiprocessing`: its
+    spawned children re-run the caller's main script, and a fork copies the MCP server's threads'
+    locks. A worker that fails makes this raise, naming why; leaving the block ends the workers."""
+    if not workers:
+        yield (_fold_chunk(chunk, files) for chunk in chunks)
+        return
+    from .rebuild_worker import Workers
+
+    # the workers open the shards by name: each must be the very file this process read
+    expect = [(str(path), os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
+    with Workers(workers, expect) as pool:
+        yield pool.map_in_order(chunks)
+
+
+def _fold_chunk(chunk, files: list[int]) -> list[tuple]:
+    """The rows of each note in `chunk` (its events' places in the shards) that folds to a note."""
+    out = []
+    for places in chunk:
+        note, _ = fold_note_events([json.loads(os.pread(files[shard], length, off)) for shard, off, length in places])
+        if note is not None:
+            out.append(note_row_parts(note))
+    return out

@@ -1,0 +1,130 @@
+"""Worker processes for a rebuild: each folds chunks of notes from the shards (`_fold_chunk`)
+and sends their rows back; see `rebuild._folding`.
+
+The protocol is length-prefixed pickles over the worker's stdin and stdout, between a parent and
+children running this same code: first the shards to open (name, device, inode), then chunks in,
+rows or an error out. Each worker holds one chunk at a time; the parent hands a worker its next
+chunk as soon as it has read its rows, so the workers fold while the parent inserts.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+
+_HEADER = struct.Struct("<Q")
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def _to_worker(proc: subprocess.Popen, obj) -> None:
+    try:
+        _send(proc.stdin, obj)
+    except BrokenPipeError:
+        raise _failed(f"a rebuild worker stopped (exit code {proc.wait()})") from None
+
+
+def _recv(stream):
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return EOFError
+    (size,) = _HEADER.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        return EOFError
+    return pickle.loads(data)
+
+
+def _failed(why: str):
+    from ..errors import Refused
+
+    return Refused(f"the index rebuild failed: {why}; nothing in the ledger was changed — run `reindex` again")
+
+
+class Workers:
+    """`n` worker processes folding chunks for one rebuild."""
+
+    def __init__(self, n: int, shards: list[tuple]):
+        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
+                "from memory_custodian.ledger.rebuild_worker import main; main()")
+        self.procs: list[subprocess.Popen] = []
+        try:
+            for _ in range(n):
+                proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                self.procs.append(proc)
+                _to_worker(proc, shards)
+        except BaseException:
+            self.close()
+            raise
+
+    def map_in_order(self, chunks):
+        """Each chunk's rows, in the order of `chunks`."""
+        procs, n = self.procs, len(self.procs)
+        for k in range(min(n, len(chunks))):
+            _to_worker(procs[k], chunks[k])
+        for k in range(len(chunks)):
+            proc = procs[k % n]
+            got = _recv(proc.stdout)
+            if got is EOFError:
+                raise _failed(f"a rebuild worker stopped (exit code {proc.wait()})")
+            if isinstance(got, tuple) and got[:1] == ("error",):
+                raise _failed(got[1])
+            if k + n < len(chunks):
+                _to_worker(proc, chunks[k + n])  # it folds the next chunk while the rows here are inserted
+            yield got
+
+    def close(self, failed: bool = True) -> None:
+        """End the workers: a worker between chunks exits at EOF; after a failure here the rows
+        still being folded are not wanted, so every worker is killed."""
+        for proc in self.procs:
+            if failed:
+                proc.kill()
+            if proc.stdin:
+                try:
+                    proc.stdin.close()
+                except BrokenPipeError:  # a killed worker's pipe: nothing is left to flush
+                    pass
+        for proc in self.procs:
+            proc.wait()
+            if proc.stdout:
+                proc.stdout.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(failed=exc_type is not None)
+
+
+def main() -> None:
+    from .rebuild import _fold_chunk
+
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    files: list[int] = []
+    shards = _recv(inp)
+    if shards is EOFError:
+        return
+    try:
+        for path, dev, ino in shards:
+            fd = os.open(path, os.O_RDONLY)
+            files.append(fd)
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != (dev, ino):
+                raise OSError(f"{path} was replaced while the index was being rebuilt")
+        while True:
+            chunk = _recv(inp)
+            if chunk is EOFError:
+                return
+            _send(out, _fold_chunk(chunk, files))
+    except Exception as exc:  # reported to the parent, which raises it: never lost
+        _send(out, ("error", str(exc) if isinstance(exc, OSError) and exc.errno is None else
+                    f"{type(exc).__name__}: {exc}"))

@@ -1,0 +1,134 @@
+"""A rebuild folded by worker processes equals one folded in process, rowid for rowid; a worker
+that fails, or a shard replaced under it, fails the rebuild loudly and leaves the index as it was."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from memory_custodian.errors import Refused
+from memory_custodian.ledger import rebuild
+from memory_custodian.ledger.index import Index
+from memory_custodian.ledger.rebuild_worker import Workers
+from memory_custodian.ledger.store import Ledger
+
+TABLES = ("notes", "note_text", "note_tags", "note_paths", "events", "waived", "shards")
+
+
+def full_dump(index: Index) -> dict:
+    """Every row of every table, rowids included, and what the full-text index finds."""
+    db = index.db
+    # notes, note_text and events name their rowid column, so `*` holds it
+    out = {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in TABLES}
+    out["fts"] = db.execute("SELECT term, doc, col, offset FROM temp_vocab ORDER BY 1, 2, 3, 4").fetchall() \
+        if _vocab(db) else None
+    return out
+
+
+def _vocab(db) -> bool:
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.temp_vocab USING fts5vocab(main, notes_fts, instance)")
+    return True
+
+
+@pytest.fixture
+def ledger_dir(mem):
+    """A few dozen notes over two shards: superseded, revoked, forgotten, tagged, anchored."""
+    for i in range(40):
+        mem.remember(f"note {i}: the `cacheLock_{i % 7}` in src/svc{i % 3}/worker.py retries",
+                            kind=("finding", "gotcha", "decision", "directive")[i % 4],
+                            tags=[f"t{i % 5}"], paths=[f"src/svc{i % 3}/**"])
+    notes = sorted(n.id for n in mem._index().all_notes())
+    mem.supersede(notes[0], "the lock is released first now", reason="fixed")
+    mem.revoke(notes[1], reason="wrong")
+    mem.forget_note(notes[2])
+    shards = sorted((mem.memory_dir / "ledger").glob("*.jsonl"))
+    # a second shard: the same events split in two files (replay is independent of the split)
+    lines = shards[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    shards[0].write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    (shards[0].parent / "2020-01.jsonl").write_text("".join(lines[len(lines) // 2:]), encoding="utf-8")
+    mem._index().close()
+    return mem.memory_dir
+
+
+def rebuilt(memory_dir, workers: int, monkeypatch, chunk: int = 7) -> Index:
+    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: workers)
+    monkeypatch.setattr(rebuild, "CHUNK_NOTES", chunk)
+    for p in (memory_dir / ".cache").glob("index.sqlite*"):
+        p.unlink()
+    index = Index(Ledger(memory_dir))
+    index.rebuild()
+    return index
+
+
+def test_workers_fold_exactly_as_the_process_does(ledger_dir, monkeypatch):
+    serial = full_dump(rebuilt(ledger_dir, 0, monkeypatch))
+    states = sorted(row[5] for row in serial["notes"])  # 41 notes: the forgotten one keeps its row
+    assert states == ["active"] * 38 + ["forgotten", "revoked", "superseded"]
+    for workers, chunk in ((2, 7), (3, 1), (2, 1000)):
+        assert full_dump(rebuilt(ledger_dir, workers, monkeypatch, chunk)) == serial, (workers, chunk)
+
+
+def test_a_replaced_shard_fails_the_rebuild_and_keeps_the_index(ledger_dir, monkeypatch):
+    index = rebuilt(ledger_dir, 0, monkeypatch)
+    before = full_dump(index)
+    shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[-1]
+    real_init = Workers.__init__
+
+    def replace_then_start(self, n, shards):
+        copy = shard.with_suffix(".tmp")
+        shutil.copyfile(shard, copy)
+        os.replace(copy, shard)  # same bytes, another file: what a rewrite does mid-rebuild
+        real_init(self, n, shards)
+
+    monkeypatch.setattr(Workers, "__init__", replace_then_start)
+    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+    with pytest.raises(Refused, match=f"{shard.name} was replaced while the index was being rebuilt"):
+        index.rebuild()
+    assert full_dump(index) == before
+
+
+def test_a_worker_that_dies_fails_the_rebuild_loudly(ledger_dir, monkeypatch):
+    index = rebuilt(ledger_dir, 0, monkeypatch)
+    before = full_dump(index)
+    real_map = Workers.map_in_order
+    started = []
+
+    def kill_one(self, chunks):
+        started.extend(self.procs)
+        self.procs[1].kill()
+        yield from real_map(self, chunks)
+
+    monkeypatch.setattr(Workers, "map_in_order", kill_one)
+    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+    with pytest.raises(Refused, match="a rebuild worker stopped"):
+        index.rebuild()
+    assert full_dump(index) == before
+    assert len(started) == 2 and all(p.returncode is not None for p in started)  # none left running
+
+
+def test_only_big_ledgers_on_several_cpus_use_workers(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7}, raising=False)
+    assert rebuild.parallel_workers(rebuild.PARALLEL_MIN_EVENTS - 1) == 0
+    assert rebuild.parallel_workers(rebuild.PARALLEL_MIN_EVENTS) == rebuild.MAX_WORKERS
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert rebuild.parallel_workers(10 ** 6) == 0
+
+
+def test_a_worker_error_is_raised_with_its_reason(ledger_dir, monkeypatch):
+    index = rebuilt(ledger_dir, 0, monkeypatch)
+    before = full_dump(index)
+    shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[0]
+    real_init = Workers.__init__
+
+    def overwrite_then_start(self, n, shards):
+        with open(shard, "r+b") as fh:  # the same file, its first line garbled in place after the first pass
+            fh.write(b"#" * 20)
+        real_init(self, n, shards)
+
+    monkeypatch.setattr(Workers, "__init__", overwrite_then_start)
+    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+    with pytest.raises(Refused, match=r"the index rebuild failed: JSONDecodeError: .*run `reindex` again"):
+        index.rebuild()
+    assert full_dump(index) == before
