@@ -132,3 +132,59 @@ def test_a_worker_error_is_raised_with_its_reason(ledger_dir, monkeypatch):
     with pytest.raises(Refused, match=r"the index rebuild failed: JSONDecodeError: .*run `reindex` again"):
         index.rebuild()
     assert full_dump(index) == before
+
+
+INTERRUPTED = r'''
+import sys, time
+from memory_custodian.ledger import rebuild
+from memory_custodian.ledger.index import Index
+from memory_custodian.ledger.rebuild_worker import Workers
+from memory_custodian.ledger.store import Ledger
+
+rebuild.parallel_workers = lambda events: 2
+real_map = Workers.map_in_order
+
+def slow_map(self, chunks):
+    print("started", flush=True)
+    time.sleep(30)  # Ctrl-C arrives here, with both workers alive
+    yield from real_map(self, chunks)
+
+Workers.map_in_order = slow_map
+Index(Ledger(sys.argv[1])).rebuild()
+'''
+
+
+def test_ctrl_c_stops_the_workers_with_one_message(ledger_dir, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script), str(ledger_dir)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert proc.stdout.readline() == "started\n"
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole process group
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert err.count("KeyboardInterrupt") == 1, err  # the parent's alone: the workers stay quiet
+    assert not subprocess.run(["pgrep", "-f", "rebuild_worker import main", "-s", str(proc.pid)],
+                              capture_output=True).stdout  # and none is left running
+
+
+def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent(ledger_dir, monkeypatch):
+    import signal
+
+    serial = full_dump(rebuilt(ledger_dir, 0, monkeypatch))
+    real_map = Workers.map_in_order
+
+    def interrupt_workers(self, chunks):
+        rows = real_map(self, chunks)
+        yield next(rows)
+        yield next(rows)  # one chunk back from each worker: both are past their start-up
+        for proc in self.procs:
+            os.kill(proc.pid, signal.SIGINT)
+        yield from rows
+
+    monkeypatch.setattr(Workers, "map_in_order", interrupt_workers)
+    assert full_dump(rebuilt(ledger_dir, 2, monkeypatch)) == serial  # 6 chunks of 7: four more after the signal

@@ -106,7 +106,13 @@ class Workers:
 
 
 def main() -> None:
+    import signal
+
     from .rebuild import _fold_chunk
+
+    # Ctrl-C reaches the whole process group: the parent stops the workers itself (one message
+    # from it, not a traceback from each worker as well)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     files: list[int] = []
