@@ -188,3 +188,12 @@ def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent(ledger_dir, monkeypatc
 
     monkeypatch.setattr(Workers, "map_in_order", interrupt_workers)
     assert full_dump(rebuilt(ledger_dir, 2, monkeypatch)) == serial  # 6 chunks of 7: four more after the signal
+
+
+def test_a_stray_module_in_the_current_directory_does_not_reach_the_workers(ledger_dir, tmp_path, monkeypatch):
+    serial = full_dump(rebuilt(ledger_dir, 0, monkeypatch))
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "json.py").write_text("raise SystemExit('the stray json.py was imported')\n", encoding="utf-8")
+    monkeypatch.chdir(stray)
+    assert full_dump(rebuilt(ledger_dir, 2, monkeypatch)) == serial

@@ -59,7 +59,10 @@ class Workers:
         self.procs: list[subprocess.Popen] = []
         try:
             for _ in range(n):
-                proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                # -I: no current directory on the path (a stray json.py there must not shadow
+                # the standard library) and no PYTHON* variables; the package path is given above
+                proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE)
                 self.procs.append(proc)
                 _to_worker(proc, shards)
         except BaseException:
