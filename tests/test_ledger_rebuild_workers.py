@@ -197,3 +197,32 @@ def test_a_stray_module_in_the_current_directory_does_not_reach_the_workers(ledg
     (stray / "json.py").write_text("raise SystemExit('the stray json.py was imported')\n", encoding="utf-8")
     monkeypatch.chdir(stray)
     assert full_dump(rebuilt(ledger_dir, 2, monkeypatch)) == serial
+
+
+def test_a_stray_print_in_a_worker_cannot_corrupt_the_rows(ledger_dir):
+    import subprocess
+    import sys
+
+    import memory_custodian
+    from memory_custodian.ledger import rebuild_worker
+
+    src = os.path.dirname(os.path.dirname(memory_custodian.__file__))
+    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild; "
+            "real = rebuild._fold_chunk; "
+            "rebuild._fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
+            "from memory_custodian.ledger.rebuild_worker import main; main()")
+    shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[0]
+    first_line = shard.read_bytes().split(b"\n")[0]
+    proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    st = os.stat(shard)
+    rebuild_worker._send(proc.stdin, [(str(shard), st.st_dev, st.st_ino)])
+    rebuild_worker._send(proc.stdin, [[(0, 0, len(first_line))]])  # one note: its create event
+    rows = rebuild_worker._recv(proc.stdout)
+    proc.stdin.close()  # EOF: the worker exits
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 0
+    proc.stdout.close()
+    proc.stderr.close()
+    assert b"a stray print" in err
+    assert len(rows) == 1 and rows[0][1][0] in first_line.decode()  # the note's title, intact

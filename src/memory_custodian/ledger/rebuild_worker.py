@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 _HEADER = struct.Struct("<Q")
+_EOF = object()  # what `_recv` gives when the other side has gone
 
 
 def _send(stream, obj) -> None:
@@ -35,11 +36,11 @@ def _to_worker(proc: subprocess.Popen, obj) -> None:
 def _recv(stream):
     head = stream.read(_HEADER.size)
     if len(head) < _HEADER.size:
-        return EOFError
+        return _EOF
     (size,) = _HEADER.unpack(head)
     data = stream.read(size)
     if len(data) < size:
-        return EOFError
+        return _EOF
     return pickle.loads(data)
 
 
@@ -77,7 +78,7 @@ class Workers:
         for k in range(len(chunks)):
             proc = procs[k % n]
             got = _recv(proc.stdout)
-            if got is EOFError:
+            if got is _EOF:
                 raise _failed(f"a rebuild worker stopped (exit code {proc.wait()})")
             if isinstance(got, tuple) and got[:1] == ("error",):
                 raise _failed(got[1])
@@ -118,9 +119,10 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stdout is the protocol: a stray print must not land in it
     files: list[int] = []
     shards = _recv(inp)
-    if shards is EOFError:
+    if shards is _EOF:
         return
     try:
         for path, dev, ino in shards:
@@ -131,7 +133,7 @@ def main() -> None:
                 raise OSError(f"{path} was replaced while the index was being rebuilt")
         while True:
             chunk = _recv(inp)
-            if chunk is EOFError:
+            if chunk is _EOF:
                 return
             _send(out, _fold_chunk(chunk, files))
     except Exception as exc:  # reported to the parent, which raises it: never lost
