@@ -3,8 +3,9 @@
 Memory grows with the number of events, not with their bytes: the first pass parses every
 shard, keeps one small key per unique event (note, time, id, txn, where its line is) and stores
 the raw lines; the second folds each note from its lines read back from disk (in worker processes
-on big ledgers, `rebuild_worker.py`), and inserts the rows in batches, in note order. Two copies of one event id keep the smaller canonical line; a txn with events
-missing is left out unless a `forget` waived it. See `Index.rebuild` for the transaction around it.
+on big ledgers, `rebuild_worker.py`) and inserts the rows in batches, in note order. Two copies of
+one event id keep the smaller canonical line; a txn with events missing is left out unless a
+`forget` waived it. See `Index.rebuild` for the transaction around it.
 """
 
 from __future__ import annotations
