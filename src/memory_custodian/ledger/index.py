@@ -400,17 +400,13 @@ class Index:
             rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
         if note is None:
             return
-        meta, text, tags, prefixes = self._note_rows(rowid, note)
+        meta, text, tags, prefixes = rows_at(rowid, note_row_parts(note))
         db.execute(INSERT_META, meta)
         db.execute(INSERT_TEXT, text)
         db.execute("INSERT INTO notes_fts(rowid, title, body, tags_text, paths_text, subtokens) VALUES (?, ?, ?, ?, ?, ?)",
                    text[:6])
         db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
         db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
-
-    @staticmethod
-    def _note_rows(rowid: int, note: Note):
-        return rows_at(rowid, note_row_parts(note))
 
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""

@@ -255,14 +255,18 @@ def _browse_pass(index, result, params, base, score, eff, scope_ok, want_states,
     return _account(index, result, rows, inc, want_states, include_all, limit, ids, now)
 
 
-def _account(index, result, rows, inc, want_states, include_all, limit, ids, now):
-    """Fill `result` from one scan: `rows` every candidate, `inc` the included ones in rank order."""
-    result.matched = len(inc)
-    top = inc[:limit]
+def _add_hits(index, result, top, now) -> None:
+    """The hits for `top`, rows of (note id, score, ...) in rank order."""
     notes = index.get_notes([r[0] for r in top])
     for i, r in enumerate(top, 1):
         note = notes[r[0]]
         result.hits.append(RecallHit(rank=i, score=float(r[1] or 0.0), note=note, state=note.state_at(now)))
+
+
+def _account(index, result, rows, inc, want_states, include_all, limit, ids, now):
+    """Fill `result` from one scan: `rows` every candidate, `inc` the included ones in rank order."""
+    result.matched = len(inc)
+    _add_hits(index, result, inc[:limit], now)
     result.below_ids = [r[0] for r in inc[limit:limit + BELOW_IDS_CAP]]
     if not include_all:
         reasons: dict[str, int] = {}
@@ -448,10 +452,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         if tiers and rank_match != tiers[0] and len(rows) < limit:
             rows = ranked(tiers[0], limit)
             rank_match = tiers[0]
-        notes = index.get_notes([r[0] for r in rows])
-        for i, (note_id, score_value) in enumerate(rows, 1):
-            note = notes[note_id]
-            result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
+        _add_hits(index, result, rows, now)
         if not counts:
             result.counted = False
             result.matched = len(rows)
@@ -511,11 +512,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
         result.matched = matched
         for reason, got in listed.items():
             result.excluded_ids[reason] = sorted(got)[:EXCLUDED_IDS_CAP]
-    top = rows[:limit]
-    notes = index.get_notes([r[0] for r in top])
-    for i, (note_id, score_value) in enumerate(top, 1):
-        note = notes[note_id]
-        result.hits.append(RecallHit(rank=i, score=float(score_value or 0.0), note=note, state=note.state_at(now)))
+    _add_hits(index, result, rows[:limit], now)
     result.below_ids = [r[0] for r in rows[limit:]]
     result.excluded_counts = reasons
     result.ids_listed = bool(ids)
