@@ -40,3 +40,13 @@ def mem(tmp_path):
     (tmp_path / "docs" / "memory").mkdir(parents=True)
     (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
     return Memory.open(tmp_path)
+
+
+@pytest.fixture
+def memory(tmp_path):
+    """A project after `init` (the six core files), opened."""
+    from memory_custodian import Memory
+
+    m = Memory.open(tmp_path)
+    m.init()
+    return m

@@ -13,14 +13,6 @@ from memory_custodian.errors import Conflict, InvalidInput, Refused
 from memory_custodian.ledger.edit import parse_buffer, plan_changes, render_checkout
 from memory_custodian.ledger.ids import CROCKFORD
 from memory_custodian.ledger.model import KINDS, PRIORITIES, Note
-from memory_custodian.memory import Memory
-
-
-@pytest.fixture
-def memory(tmp_path):
-    m = Memory.open(tmp_path)
-    m.init()
-    return m
 
 
 def seed(memory):

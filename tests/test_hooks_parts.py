@@ -135,12 +135,17 @@ def test_turn_budget(tmp_path):
         assert state.budget_left(1000) == 1000
 
 
-def test_prune_old_sessions(tmp_path):
+def one_session(tmp_path):
+    """A memory folder with one session file: (memory dir, the file, a time 8 days before it)."""
     memory_dir = make_memory_dir(tmp_path)
     with open_session(memory_dir, "s") as state:
         state.mark(NOTE)
     path = next((memory_dir / ".cache/sessions").glob("*.json"))
-    old = path.stat().st_mtime - 8 * 24 * 3600
+    return memory_dir, path, path.stat().st_mtime - 8 * 24 * 3600
+
+
+def test_prune_old_sessions(tmp_path):
+    memory_dir, path, old = one_session(tmp_path)
     os.utime(path, (old, old))
     assert prune_sessions(memory_dir) == 1
     assert not path.exists()
@@ -271,11 +276,7 @@ def test_codex_patch_and_command_paths(tmp_path):
 def test_session_start_prunes_at_most_hourly(tmp_path):
     from memory_custodian.agents.sessions import PRUNE_EVERY_S, prune_sessions_now_and_then
 
-    memory_dir = make_memory_dir(tmp_path)
-    with open_session(memory_dir, "s") as state:
-        state.mark(NOTE)
-    path = next((memory_dir / ".cache/sessions").glob("*.json"))
-    old = path.stat().st_mtime - 8 * 24 * 3600
+    memory_dir, path, old = one_session(tmp_path)
     assert prune_sessions_now_and_then(memory_dir) == 0  # nothing idle yet; the scan is stamped
     os.utime(path, (old, old))
     assert prune_sessions_now_and_then(memory_dir) == 0  # within the hour: no scan

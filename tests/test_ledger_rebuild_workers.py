@@ -57,6 +57,18 @@ def rebuilt(memory_dir, workers: int, monkeypatch, chunk: int = 7) -> Index:
     return index
 
 
+def before_workers_start(monkeypatch, action) -> None:
+    """The next rebuild uses two workers and runs `action()` after its first pass, as they start."""
+    real_init = Workers.__init__
+
+    def init(self, n, shards):
+        action()
+        real_init(self, n, shards)
+
+    monkeypatch.setattr(Workers, "__init__", init)
+    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+
+
 def test_workers_fold_exactly_as_the_process_does(ledger_dir, monkeypatch):
     serial = full_dump(rebuilt(ledger_dir, 0, monkeypatch))
     states = sorted(row[5] for row in serial["notes"])  # 41 notes: the forgotten one keeps its row
@@ -69,16 +81,13 @@ def test_a_replaced_shard_fails_the_rebuild_and_keeps_the_index(ledger_dir, monk
     index = rebuilt(ledger_dir, 0, monkeypatch)
     before = full_dump(index)
     shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[-1]
-    real_init = Workers.__init__
 
-    def replace_then_start(self, n, shards):
+    def replace():
         copy = shard.with_suffix(".tmp")
         shutil.copyfile(shard, copy)
         os.replace(copy, shard)  # same bytes, another file: what a rewrite does mid-rebuild
-        real_init(self, n, shards)
 
-    monkeypatch.setattr(Workers, "__init__", replace_then_start)
-    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+    before_workers_start(monkeypatch, replace)
     with pytest.raises(Refused, match=f"{shard.name} was replaced while the index was being rebuilt"):
         index.rebuild()
     assert full_dump(index) == before
@@ -115,15 +124,12 @@ def test_a_worker_error_is_raised_with_its_reason(ledger_dir, monkeypatch):
     index = rebuilt(ledger_dir, 0, monkeypatch)
     before = full_dump(index)
     shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[0]
-    real_init = Workers.__init__
 
-    def overwrite_then_start(self, n, shards):
+    def garble():
         with open(shard, "r+b") as fh:  # the same file, its first line garbled in place after the first pass
             fh.write(b"#" * 20)
-        real_init(self, n, shards)
 
-    monkeypatch.setattr(Workers, "__init__", overwrite_then_start)
-    monkeypatch.setattr(rebuild, "parallel_workers", lambda events: 2)
+    before_workers_start(monkeypatch, garble)
     with pytest.raises(Refused, match=r"the index rebuild failed: JSONDecodeError: .*run `reindex` again"):
         index.rebuild()
     assert full_dump(index) == before

@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.mcp_server import build_server
-from memory_custodian.memory import Memory
 
 
 def call(app, tool, args):
@@ -22,13 +20,6 @@ def call(app, tool, args):
 
 def text(result) -> str:
     return "\n".join(block.text for block in result.content)
-
-
-@pytest.fixture
-def memory(tmp_path):
-    m = Memory.open(tmp_path)
-    m.init()
-    return m
 
 
 def test_empty_ledger_answers_plainly(memory):
