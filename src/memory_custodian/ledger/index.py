@@ -25,6 +25,11 @@ from .store import Ledger, parse_lines
 SCHEMA_VERSION = "6"
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
+# SQLite's page cache for this connection, in KiB. Recall reads the FTS index, the notes and their
+# sizes (~45 MB at 74,900 notes); SQLite's default 2 MB re-reads them from the OS on every query,
+# which cost a third of recall's time there (p50 11.4 -> 7.6 ms, measured). SQLite fills the cache
+# as pages are read, so a small ledger, or a one-shot process, holds only what it touched.
+PAGE_CACHE_KIB = 65536
 INDEX_FILE = "index.sqlite"
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
@@ -196,10 +201,7 @@ class Index:
         fsutil.cache_dir(self.ledger.memory_dir_str)
         for attempt in (1, 2):
             try:
-                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-                # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
-                # commit is caught up again from the shards), so skip the fsyncs.
-                db.execute("PRAGMA synchronous=OFF")
+                db = self._open()
                 meta = {}
                 if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
                     meta = dict(db.execute("SELECT key, value FROM meta"))
@@ -209,7 +211,7 @@ class Index:
                 if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                     db.close()
                     self._delete_files()
-                    db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                    db = self._open()
                 db.execute("PRAGMA journal_mode=WAL")  # persistent in the file: set once, at creation
                 db.executescript(SCHEMA.replace("{tokenize}", ranking.FTS_TOKENIZE))
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(want.items()))
@@ -221,6 +223,14 @@ class Index:
                 self._delete_files()
         db.create_function("path_match", 2, _path_match_sql, deterministic=True)
         db.create_function("canonical", 1, _canonical, deterministic=True)
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
+        # commit is caught up again from the shards), so skip the fsyncs.
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         return db
 
     def _delete_files(self) -> None:

@@ -15,7 +15,7 @@ import os
 from contextlib import contextmanager
 
 from .fold import fold_note_events
-from .index import INSERT_META, INSERT_TEXT, UPSERT_EVENT, _canonical, note_row_parts, rows_at
+from .index import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, _canonical, note_row_parts, rows_at
 from .store import parse_lines
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
@@ -43,7 +43,8 @@ def rebuild_locked(index, progress) -> dict:
     """Fill `index` from the shards; the caller holds the write transaction."""
     files: list[int] = []
     db = index.db
-    # Bulk load: a larger page cache, and the secondary event indexes built once at the end.
+    # Bulk load: a page cache of 8 MB (the pages written are not read again: a larger one only
+    # raises the rebuild's peak memory), and the secondary event indexes built once at the end.
     db.execute("PRAGMA cache_size=-8000")
     for name in ("events_note", "events_txn"):
         db.execute(f"DROP INDEX IF EXISTS {name}")
@@ -55,7 +56,7 @@ def rebuild_locked(index, progress) -> dict:
     finally:
         for fd in files:
             os.close(fd)
-        db.execute("PRAGMA cache_size=-2000")
+        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
 
 
 def _rebuild_into(index, progress, files: list[int]) -> dict:
