@@ -652,3 +652,33 @@ def test_writes_never_follow_a_symlink_out_of_the_memory_folder(tmp_path):
         m.add("Prefer tabs.", "preference")
     assert list(outside.iterdir()) == [outside / "secret.md"]
     assert (outside / "secret.md").read_text() == "# Outside\n"
+
+
+@pytest.mark.parametrize("bom,crlf", [(True, True), (False, True), (True, False), (False, False)])
+def test_writes_keep_a_files_line_endings_and_byte_order_mark(tmp_path, bom, crlf):
+    """A file saved on Windows (CRLF, a BOM) gets the new entry in its own style: the diff is the
+    entry, not every line; `forget --apply --plan` still finds the plan it previewed."""
+    m = make_project(tmp_path)
+    path = Path(m.memory_dir) / "decisions.md"
+    lf = path.read_bytes()
+    styled = (b"\xef\xbb\xbf" if bom else b"") + (lf.replace(b"\n", b"\r\n") if crlf else lf)
+    path.write_bytes(styled)
+    m.add("Use JSON Lines for the export.", "decision", reasons=["Appends are cheap."])
+    after = path.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf") == bom
+    body = after[3:] if bom else after
+    if crlf:
+        assert b"\n" not in body.replace(b"\r\n", b"")  # every line ends in CRLF, none bare
+    else:
+        assert b"\r" not in body
+    old_lines = set((styled[3:] if bom else styled).splitlines(keepends=True))
+    new_lines = [line for line in body.splitlines(keepends=True) if line not in old_lines]
+    assert any(b"Use JSON Lines for the export." in line for line in new_lines)
+    assert len(new_lines) <= 6  # the new entry's heading, fields and blank lines; nothing else rewritten
+    # the same entry again changes nothing (no rewrite to LF either)
+    m.add("Use JSON Lines for the export.", "decision", reasons=["Appends are cheap."])
+    assert path.read_bytes() == after
+    preview = m.forget("JSON Lines", mode="soft")
+    m.forget("JSON Lines", mode="soft", apply=True, plan_id=preview["plan_id"])
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf") == bom
+    assert (b"\r\n" in path.read_bytes()) == crlf

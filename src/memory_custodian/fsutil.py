@@ -157,6 +157,11 @@ def read_utf8(path) -> str:
             raw = fh.read()
     except FileNotFoundError as exc:
         raise InvalidInput("file not found", path=str(path)) from exc
+    return decode_utf8(raw, path)
+
+
+def decode_utf8(raw: bytes, path) -> str:
+    """`read_utf8` for bytes already read: `\n` endings, no byte-order mark."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

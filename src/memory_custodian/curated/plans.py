@@ -15,18 +15,24 @@ from pathlib import Path
 
 from .. import fsutil
 from ..errors import Conflict, InvalidInput
-from .journal import ABSENT, Change, digest_file, digest_text
+from .journal import ABSENT, Change, digest_text
 
 PLAN_ID_LENGTH = 12
 
 
 class Reader:
-    """Reads memory files (loudly, as UTF-8) and remembers the digest of each one it read."""
+    """Reads memory files (loudly, as UTF-8) and remembers the digest of each one it read.
+
+    Commands work on the text with `\n` endings and no byte-order mark (`fsutil.read_utf8`); a
+    change is written back in the file's own style — a BOM kept, CRLF endings kept when most of its
+    lines had them — so adding one entry to a file saved on Windows changes one entry in its diff,
+    not every line."""
 
     def __init__(self, memory_dir: Path):
         self.memory_dir = Path(memory_dir)
         self.digests: dict[str, str] = {}
         self._cache: dict[str, str | None] = {}
+        self._style: dict[str, tuple[bool, bool]] = {}  # rel -> (BOM, CRLF endings)
 
     def read(self, rel: str) -> str | None:
         """The file's text, or None when it does not exist."""
@@ -36,8 +42,18 @@ class Reader:
         self._inside(rel, path)
         if path.is_dir():
             raise InvalidInput("expected a file, found a folder", path=str(path))
-        self.digests[rel] = digest_file(path)
-        text = None if self.digests[rel] == ABSENT else fsutil.read_utf8(path)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()  # once: the digest, the text and its style are of the same bytes
+        except FileNotFoundError:
+            raw = None
+        text = None
+        self.digests[rel] = ABSENT
+        if raw is not None:
+            self.digests[rel] = hashlib.sha256(raw).hexdigest()
+            text = fsutil.decode_utf8(raw, path)
+            crlf = raw.count(b"\r\n")
+            self._style[rel] = (raw.startswith(b"\xef\xbb\xbf"), crlf > raw.count(b"\n") - crlf)
         self._cache[rel] = text
         return text
 
@@ -50,6 +66,9 @@ class Reader:
 
     def change(self, rel: str, new: str | None) -> Change:
         self.read(rel)
+        bom, crlf = self._style.get(rel, (False, False))
+        if new is not None:
+            new = ("\ufeff" if bom else "") + (new.replace("\n", "\r\n") if crlf else new)
         return Change(rel, new, self.digests[rel])
 
 
