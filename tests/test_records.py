@@ -79,7 +79,7 @@ def test_the_prompt_hook_does_not_import_pathlib(tmp_path):
     memory.recall("retry")  # a host's steady state: the index exists (building it may use pathlib)
     payload = json.dumps({"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(tmp_path),
                           "hook_event_name": "UserPromptSubmit", "prompt": "what is the retry budget of the worker?"})
-    code = ("import sys, io; sys.stdin = io.StringIO(sys.argv[1]); "
+    code = ("import sys, io; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode())); "
             "from memory_custodian.__main__ import main; sys.argv = ['memory-custodian', 'hook', '--host', 'claude', "
             "'UserPromptSubmit']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"

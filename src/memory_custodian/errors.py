@@ -51,3 +51,17 @@ class ProblemsFound(CustodianError):
     """A check ran and found problems; the report has already been produced (exit 1)."""
 
     exit_code = 1
+
+
+def unreadable(path, exc: OSError, what: str = "file") -> Corrupt:
+    """An OSError met while reading the memory folder, as one line naming the path and what to do."""
+    import errno
+
+    path = str(path if path is not None else exc.filename or "memory folder")
+    if exc.errno == errno.ELOOP:
+        return Corrupt(f"is a symlink loop; replace it with a real {what}", path=path)
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return Corrupt(f"cannot be read ({exc.strerror}); fix its permissions", path=path)
+    if exc.errno == errno.EISDIR:
+        return Corrupt("is a folder where a file is expected; replace it with a file", path=path)
+    return Corrupt(f"cannot be read ({exc.strerror or exc}); fix or remove it and run the command again", path=path)

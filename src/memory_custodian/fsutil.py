@@ -44,7 +44,15 @@ def fsync_dir(directory) -> None:
         os.close(fd)
 
 
-def _disk_error(path, exc: OSError) -> CustodianError:
+_NOT_A_FOLDER = "a folder on this path is a file; give a path whose folders are folders — nothing was changed"
+
+
+def _disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianError:
+    if leftover is not None:
+        return Refused(f"write failed ({exc.strerror}); the file itself was not changed, but its temp file "
+                       f"{leftover} could not be removed — delete it", path=str(path))
+    if exc.errno == errno.ENOTDIR:
+        return InvalidInput(_NOT_A_FOLDER, path=str(path))
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return Refused(f"disk full or file too large ({exc.strerror}); nothing was changed — free space and retry", path=str(path))
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -62,6 +70,11 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     tmp = os.path.join(directory, f".{name}.tmp-{os.getpid()}-{threading.get_ident()}")
     try:
         os.makedirs(directory, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:  # a file stands where a folder must be
+        raise InvalidInput(_NOT_A_FOLDER, path=str(path)) from exc
+    except OSError as exc:
+        raise _disk_error(path, exc) from exc
+    try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
         try:
             view = memoryview(payload)
@@ -76,9 +89,14 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
         if durable:
             fsync_dir(directory)
     except OSError as exc:
-        with contextlib.suppress(FileNotFoundError):
+        leftover = None
+        try:
             os.unlink(tmp)
-        raise _disk_error(path, exc) from exc
+        except (FileNotFoundError, NotADirectoryError):
+            pass  # the temp file was never made (its folder is missing or is a file)
+        except OSError:
+            leftover = tmp
+        raise _disk_error(path, exc, leftover) from exc
 
 
 def ensure_cache_dir(memory_dir):
@@ -157,6 +175,10 @@ def read_utf8(path) -> str:
             raw = fh.read()
     except FileNotFoundError as exc:
         raise InvalidInput("file not found", path=str(path)) from exc
+    except IsADirectoryError as exc:
+        raise InvalidInput("is a folder, not a file; give the path of a file", path=str(path)) from exc
+    except NotADirectoryError as exc:
+        raise InvalidInput("file not found (a folder on its path is a file)", path=str(path)) from exc
     return decode_utf8(raw, path)
 
 

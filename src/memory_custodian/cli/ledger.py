@@ -15,7 +15,9 @@ ACTOR_OPTION = click.option("--actor", type=click.Choice(["human", "agent"]), de
 
 
 def _text_arg(text: str) -> str:
-    return sys.stdin.read() if text == "-" else text
+    from ..ledger.inputs import read_stdin_text
+
+    return read_stdin_text() if text == "-" else text
 
 
 def _note_fields(fn):
@@ -37,12 +39,12 @@ def _refresh_mirror(memory) -> None:
     """Keep MEMORY.md in step after a write when the project turned the mirror on; a failure to
     re-render is a warning, since the write itself has succeeded."""
     from ..errors import CustodianError
-    from ..ledger.text_api import refresh_mirror_if_enabled
+    from ..ledger.text_api import mirror_warning, refresh_mirror_if_enabled
 
     try:
         refresh_mirror_if_enabled(memory)
-    except CustodianError as exc:
-        warn(f"the note was written, but MEMORY.md was not re-rendered: {exc.one_line()}")
+    except (CustodianError, OSError) as exc:
+        warn(mirror_warning(exc))
 
 
 def _emit_note(note, fmt: str, text: str) -> None:
@@ -99,10 +101,19 @@ def _verb(method: str, help_text: str):
     @memory_options
     @handle_errors
     def command(note_id, reason, actor, fmt, project_root, memory_dir):
+        from ..ledger.inputs import require_utf8
+
+        require_utf8(reason, "--reason")
         memory = open_memory(project_root, memory_dir)
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
         _refresh_mirror(memory)
-        _emit_note(note, fmt, f"#{note.id} {note.state}")
+        from ..ledger.ids import now_iso
+
+        state = note.state_at(now_iso())  # as of now: an `expires` that has passed makes it expired
+        if fmt == "json":
+            emit_json({**note.to_dict(), "state": state})
+        else:
+            click.echo(f"#{note.id} {state}")
 
     return command
 
@@ -144,6 +155,10 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
 @handle_errors
 def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_root, memory_dir):
     """Ranked index lines of the notes matching QUERY (without QUERY: by priority, then recency)."""
+    from ..ledger.inputs import require_utf8
+
+    if query is not None:
+        require_utf8(query, "QUERY")
     memory = open_memory(project_root, memory_dir)
     result = memory.recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
                            include_all=include_all, ids=fmt == "json")
@@ -243,7 +258,13 @@ def doctor(repair, fmt, project_root, memory_dir):
             click.echo(idx["error"] if "error" in idx else f"index rebuilt: {idx['notes']} notes")
         for name in report.get("trimmed_earlier", []):
             warn(f"a writer trimmed a torn line earlier; fragment kept in .cache/torn/{name}")
+        for text in report.get("warnings", []):
+            warn(printable(text))
         click.echo("ok" if report["ok"] else f"{len(report['remaining'])} problem(s) remain")
     if not report["ok"]:
-        hint = "" if repair else " — run `memory-custodian doctor --repair`"
+        # advertise --repair only for what it can fix; the rest needs a person
+        if report.get("repairable") and not repair:
+            hint = " — run `memory-custodian doctor --repair`"
+        else:
+            hint = " — `doctor --repair` cannot fix these; each problem says what to do"
         raise ProblemsFound(f"{len(report['remaining'])} ledger problem(s) found{hint}")

@@ -12,16 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import CustodianError
-from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, TASK_KEYWORDS, Manifest, default_budget
+from ..errors import CustodianError, unreadable
+from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
 from .templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
-SECTION_TITLES = {
-    "memorycustodian protocol": "MemoryCustodian Protocol", "always load": "Always load", "load by task": "Load by task",
-    "optional module index": "Optional module index", "explicit only": "Explicit only", "context budget": "Context budget",
-    "optional rules": "Optional rules", "optional profiles": "Optional profiles", "area-specific memory": "Area-specific memory",
-}
 SUPPORTED_PROTOCOLS = ("0.5",)
 DECISION_ENTRY_BUDGET = 120  # MemoryCustodian's soft limit for one decision
 _TEMPLATE_BRIEF_MARKERS = (
@@ -70,17 +65,39 @@ class CheckResult:
 def _memory_files(memory_dir: Path) -> list[str]:
     import os
 
+    from .reading import entry_is_file
+
     names = []
     for folder in ("", "rules", "profiles", "areas", "archive"):
         directory = memory_dir / folder if folder else memory_dir
         try:
-            entries = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".md"))
+            found = list(os.scandir(directory))
         except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError as exc:
+            raise unreadable(directory, exc, "folder") from exc
+        entries = sorted(e.name for e in found if e.name.endswith(".md") and entry_is_file(e))
         names.extend(f"{folder}/{e}" if folder else e for e in entries)
     return names
 
 
+def _readable(fn):
+    """Any OSError reading the folder (a symlink loop, a permission) becomes one line naming the path, exit 2."""
+    from functools import wraps
+
+    @wraps(fn)
+    def wrapper(memory):
+        try:
+            return fn(memory)
+        except CustodianError:
+            raise
+        except OSError as exc:
+            raise unreadable(None, exc) from exc
+
+    return wrapper
+
+
+@_readable
 def check_memory(memory) -> CheckResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir
@@ -135,7 +152,7 @@ def check_memory(memory) -> CheckResult:
             lead = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
             add(Finding(PROBLEM, "over-budget", f(name), packed.omitted[0].start_line + lead,
                         f"{_file_tokens(text)} tokens against a {budget}-token budget: "
-                        f"{len(packed.omitted)} entr{'y' if len(packed.omitted) == 1 else 'ies'} from this line on would be omitted — "
+                        f"{len(packed.omitted_entries)} entr{'y' if len(packed.omitted_entries) == 1 else 'ies'} from this line on would be omitted — "
                         f"run `memory-custodian compact --target {name}` or raise the budget"))
         if name == "decisions.md":
             from ..tokens import estimate_tokens
@@ -167,6 +184,8 @@ def _file_tokens(text: str) -> int:
 
 
 def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -> None:
+    from .reading import raise_if_unreadable
+
     mpath = f("manifest.md")
     version = manifest.metadata.get("protocol_version")
     if version is None:
@@ -181,13 +200,8 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
         add(Finding(PROBLEM, "manifest-lookalike-heading", mpath, line,
                     f"`## {heading}` is not `## {SECTION_TITLES[known]}`: it contains {odd}, so the section "
                     f"is ignored — retype the heading"))
-    present = {name for name, _ in manifest.sections}
-    for required in ("always load", "load by task"):
-        if required not in present:
-            add(Finding(PROBLEM, "manifest-section-missing", mpath, None,
-                        f"no `## {SECTION_TITLES[required]}` section, so "
-                        + ("no file is loaded for every task" if required == "always load" else "no task loads anything")
-                        + " — add it (see `memory-custodian init` for the layout)"))
+    for _, line, message in manifest.missing_sections():
+        add(Finding(PROBLEM, "manifest-section-missing", mpath, line, message))
     faked = {line for line, *_ in manifest.lookalikes}
     for name, line in manifest.sections:
         if name not in KNOWN_SECTIONS and line not in faked:
@@ -210,10 +224,17 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
     routes = list(manifest.always) + [r for s in manifest.task_sections for r in s.routes]
     for route in routes:
         path = memory_dir.joinpath(*route.module.split("/"))
-        if base not in path.resolve().parents:
+        try:
+            target = path.resolve()
+        except RuntimeError as exc:  # Python < 3.13 raises this for a symlink loop
+            import errno
+
+            raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
+        if base not in target.parents:
             add(Finding(PROBLEM, "route-escapes", mpath, route.line,
                         f"{route.module} leaves the memory folder through a symlink; replace the link with a real file"))
         elif route.required and not path.is_file():
+            raise_if_unreadable(path)
             add(Finding(PROBLEM, "route-missing", mpath, route.line,
                         f"required route {route.module} does not exist; create it or move it under `Load if present:`"))
     indexed = set()
@@ -275,6 +296,7 @@ class StatusResult:
         return "\n".join(out) + "\n"
 
 
+@_readable
 def status_memory(memory) -> StatusResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir

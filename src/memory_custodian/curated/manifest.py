@@ -21,7 +21,11 @@ We read manifests exactly as MemoryCustodian 0.9.1 writes them, and go a little 
   (names in LEDGER_SECTIONS). Other notes (``- inbox.md: memory maintenance only``) are kept as
   text and change nothing.
 
-Anything malformed raises InvalidInput naming the manifest line and what is wrong.
+Anything malformed raises InvalidInput naming the manifest line and what is wrong: an indented
+line under a module entry that looks like metadata but is not written as above (a tab or one space,
+`Paths:`, `paths =`, a `+` bullet), and a budget that is neither `N tokens max`, `unbudgeted` nor a
+note without numbers. Lines are counted on `\n` only, as everywhere else in the tool. A whole
+manifest file (`complete=True`) must also have `## Always load` and `## Load by task`.
 """
 
 from __future__ import annotations
@@ -82,6 +86,10 @@ ACTIVATIONS = ("explicit-only", "task", "task-or-explicit", "path", "path-or-exp
 # lines every manifest has are read with plain string operations (start-up time of `read`).
 _INDEX_ENTRY_RE = r"^- `?([^`\s:]+\.md)`?\s*(?:[:\u2013\u2014-]\s*(.*))?$"
 _META_RE = r"^\s{2,}[-*] ([a-z_-]+):\s*(.*)$"
+# What a metadata line looks like when it is written wrong: an optional bullet, one word, `:` or `=`.
+_META_SHAPE_RE = r"^(?:[-*+]\s*)?([A-Za-z][A-Za-z_-]*)\s*([:=])(.*)$"
+META_KEYS = ("paths", "tasks", "activation", "description")
+ROUTING_SECTIONS = ("always load", "load by task")
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _SEGMENT_FIRST = _ASCII_ALNUM | {"_"}
 _SEGMENT_CHARS = _ASCII_ALNUM | {"_", ".", "-"}
@@ -310,6 +318,33 @@ class Manifest:
             return entry.tokens
         return default_budget(module)
 
+    def missing_sections(self) -> list[tuple[str, int | None, str]]:
+        """(section, line, message) for each routing section a whole manifest lacks.
+
+        `line` is a heading that nearly names it (`## Always load:`), else None.
+        """
+        present = {name for name, _ in self.sections}
+        imitated = {known for _, _, known, _ in self.lookalikes}
+        out = []
+        for name in ROUTING_SECTIONS:
+            if name in present:
+                continue
+            title = SECTION_TITLES[name]
+            near = next((line for heading, line in self.sections if _near_miss(heading) == name), None)
+            if name in imitated:  # `lookalikes` names the heading and its line
+                out.append((name, None, f"no `## {title}` section, only a look-alike heading, so its lines are "
+                                        "ignored; retype the heading"))
+            elif near is not None:
+                out.append((name, near, f"this heading is not `## {title}` (an unknown section whose lines are "
+                                        f"ignored); write it exactly `## {title}`"))
+            elif name == "always load":
+                out.append((name, None, "no `## Always load` section, so no file is loaded for every task; "
+                                        "add it with `- brief.md` under it (`memory-custodian init` shows the layout)"))
+            else:
+                out.append((name, None, "no `## Load by task` section, so no task loads anything; add it "
+                                        "(`memory-custodian migrate` adds the default task routes)"))
+        return out
+
 
 def default_budget(module: str) -> int | None:
     folder = module.split("/", 1)[0] if "/" in module else ""
@@ -334,6 +369,27 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 _CONFUSABLES = str.maketrans("АВЕКМНОРСТХаеорсухіјԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧοᴏ", "ABEKMHOPCTXaeopcyxijdABEZHIKMNOPTYXoo")
 
 
+SECTION_TITLES = {
+    "memorycustodian protocol": "MemoryCustodian Protocol", "always load": "Always load", "load by task": "Load by task",
+    "optional module index": "Optional module index", "explicit only": "Explicit only", "context budget": "Context budget",
+    "optional rules": "Optional rules", "optional profiles": "Optional profiles", "area-specific memory": "Area-specific memory",
+}
+
+
+def _near_miss(heading: str) -> str:
+    """A casefolded `## ` heading without trailing punctuation and with `-`/`_` read as spaces."""
+    return " ".join(heading.rstrip(":.;").replace("-", " ").replace("_", " ").split())
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on `\n` only (a trailing `\r` dropped): `str.splitlines` also splits on U+2028,
+    U+0085, form feeds and more, which would number lines unlike every editor and the rest of the tool."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def lookalike_of(heading: str) -> tuple[str, str] | None:
     """(known section, first odd character as U+XXXX) if a non-ASCII `heading` imitates one of ours."""
     if heading.isascii():
@@ -348,11 +404,13 @@ def lookalike_of(heading: str) -> tuple[str, str] | None:
     return plain, f"U+{ord(odd):04X}"
 
 
-def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
+def parse_manifest(text: str, path: str = "manifest.md", *, complete: bool = False) -> Manifest:
+    """Parse manifest text. `complete=True`: the text is a whole manifest.md, which is unusable (and
+    refused, naming the missing sections) without `## Always load` and `## Load by task`."""
     from .units import fence_mask
 
     manifest = Manifest(path=str(path))
-    lines = text.splitlines()
+    lines = split_lines(text)
     mask, unclosed = fence_mask(lines) if ("```" in text or "~~~" in text) else ([False] * len(lines), None)
     if unclosed is not None:
         raise InvalidInput("code fence is never closed; close it with a matching ``` line", path=str(path), line=unclosed)
@@ -445,6 +503,17 @@ def parse_manifest(text: str, path: str = "manifest.md") -> Manifest:
             if field:
                 manifest.metadata[field[0].strip()] = field[1].strip()
     del entry
+    if complete:
+        # a look-alike heading is left to the caller, which warns about it (`lookalikes`)
+        imitated = {known for _, _, known, _ in manifest.lookalikes}
+        missing = [m for m in manifest.missing_sections() if m[0] not in imitated]
+        if missing:
+            if len(missing) == 2 and missing[0][1] is None and missing[1][1] is None:
+                raise InvalidInput(
+                    "no `## Always load` and no `## Load by task` section, so nothing can be loaded; add them, or "
+                    "move this file aside and run `memory-custodian init` to write a fresh manifest", path=str(path))
+            _, line, message = missing[0]
+            raise InvalidInput(message, path=str(path), line=line)
     return manifest
 
 
@@ -490,8 +559,24 @@ def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind:
         else:
             fail(number, f"unknown module metadata {key!r}; use paths, tasks, activation or description")
         return
-    if line[:1].isspace() or not stripped.startswith("- "):
-        return  # prose, or a nested note under an entry
+    indented = line[:1].isspace()
+    shape = re.match(_META_SHAPE_RE, stripped) if (":" in stripped or "=" in stripped) else None
+    if shape is not None and not shape.group(3).startswith("//"):  # `- https://…` is a link, not a key
+        key = shape.group(1).casefold()
+        if key in META_KEYS or (indented and stripped[:1] in "-*+"):
+            if key not in META_KEYS:
+                fail(number, f"unknown module metadata {shape.group(1)!r}; use paths, tasks, activation or "
+                             "description, written as `  - paths: …` under the entry")
+            fail(number, f"cannot read module metadata ({_meta_fault(line, shape)}); write it as `  - {key}: …` "
+                         "(indented two spaces under the entry, a `- ` bullet, the key in lowercase, then a colon)")
+    if indented:
+        manifest.warnings.append((number, f"ignored text under a module entry: {stripped[:60]!r} "
+                                          "(metadata is written `  - paths: …`)"))
+        return
+    if kind is not None and stripped[:2] in ("* ", "+ "):
+        fail(number, f"module entries are `- ` bullets; write it as ``- `{kind}/name.md`: what it holds``")
+    if not stripped.startswith("- "):
+        return  # prose, such as the index's introduction
 
     if stripped.casefold() in ("- none enabled.", "- none enabled", "- none"):
         return
@@ -509,6 +594,30 @@ def _index_line(manifest: Manifest, line: str, stripped: str, number: int, kind:
     if manifest.index_entry(module) is not None:
         fail(number, f"{module} is listed twice in the module index")
     manifest.index.append(IndexEntry(module, kind, number, description=(match.group(2) or "").strip()))
+
+
+def _meta_fault(line: str, shape) -> str:
+    """What keeps a metadata-shaped line from reading as metadata, in words."""
+    indent = line[: len(line) - len(line.lstrip())]
+    stripped = line.strip()
+    faults = []
+    if not indent:
+        faults.append("not indented")
+    elif len(indent) < 2:
+        faults.append("indented with a tab" if indent == "\t" else "indented one space")
+    if stripped[:1] not in "-*+":
+        faults.append("no `- ` bullet")
+    elif stripped[:1] == "+":
+        faults.append("a `+` bullet")
+    elif stripped[1:2] != " " or stripped[2:3].isspace():
+        faults.append("not one space after the bullet")
+    if shape.group(1) != shape.group(1).lower():
+        faults.append(f"`{shape.group(1)}` is not lowercase")
+    if shape.group(2) == "=":
+        faults.append("`=` instead of `:`")
+    elif stripped[: shape.start(2)].endswith(" ") or stripped[: shape.start(2)].endswith("\t"):
+        faults.append("a space before the colon")
+    return ", ".join(faults) or f"{stripped[:60]!r}"
 
 
 def _budget_line(manifest: Manifest, stripped: str, number: int, fail) -> None:
@@ -544,7 +653,8 @@ def _budget_line(manifest: Manifest, stripped: str, number: int, fail) -> None:
         manifest.budgets.append(BudgetEntry(key, tokens, number, value))
     elif value.casefold() in ("unbudgeted", "no budget", "unlimited"):
         manifest.budgets.append(BudgetEntry(key, None, number, value, unbudgeted=True))
-    elif any(ch.isdigit() for ch in value) and "token" in value.casefold():
-        fail(number, f"cannot read budget {value!r}; write it as `N tokens max`")
+    elif not value or "token" in value.casefold() or any(ch.isdigit() for ch in value):
+        # a note (`memory maintenance only`) has no numbers; a number that is not a budget must not pass as one
+        fail(number, f"cannot read budget {value!r} for {key}; write it as `N tokens max` (or `unbudgeted`)")
     else:
         manifest.budgets.append(BudgetEntry(key, None, number, value))

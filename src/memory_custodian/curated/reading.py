@@ -5,7 +5,7 @@ Reason codes (JSON `modules[].reason`; the explain section prints them):
   loaded:   always · task · path-glob · explicit
   skipped:  task-mismatch · no-path-match · not-requested · explicit-only · excluded-by-policy · not-routed
   missing:  missing-required · missing-optional
-  omitted units: omitted-by-budget
+  omitted units: omitted-by-budget · other-scope (a ledger note scoped to another git branch)
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import CustodianError, InvalidInput, unreadable
 from ..fsutil import read_utf8
 from . import globs
 from .manifest import MODULE_KINDS, Manifest, canonical_task, parse_manifest
-from .units import pack
+from .units import pack, unclosed_fence
 
 LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "missing-required", "missing-optional"
 OMITTED_BY_BUDGET = "omitted-by-budget"
+OMISSION_TEXT = {OMITTED_BY_BUDGET: "omitted by budget", "other-scope": "not loaded (scoped to another git branch)"}
 FOOTER_REFS = 5  # omitted units named inside the pack itself; explain and JSON name them all
 
 _SLUG_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -166,13 +167,19 @@ class ReadResult:
             size = f" {s.tokens}/{s.budget if s.budget is not None else 'unbudgeted'} tokens"
             out.append(f"- {s.name}: loaded (ledger){size}")
         out.append("Omitted by budget:")
-        if not self.omissions:
+        budgeted = [o for o in self.omissions if o.reason == OMITTED_BY_BUDGET]
+        if not budgeted:
             out.append("- none")
-        lines = {m.module: dict(zip(m.omitted, m.omitted_lines)) for m in self.modules if m.omitted_lines}
-        for o in self.omissions:
-            line = lines.get(o.module, {}).get(o.ref)
+        # by position: two omitted entries may share a heading
+        lines = {m.module: iter(m.omitted_lines) for m in self.modules if m.omitted_lines}
+        for o in budgeted:
+            line = next(lines[o.module], None) if o.module in lines else None
             where = f"{o.module}:{line}" if line else o.module
             out.append(f"- {where}: {o.ref} ({o.reason})")
+        others = [o for o in self.omissions if o.reason != OMITTED_BY_BUDGET]
+        if others:  # e.g. a ledger directive scoped to another git branch (other-scope)
+            out.append("Not loaded for another reason:")
+            out.extend(f"- {o.module}: {o.ref} ({o.reason})" for o in others)
         if self.warnings:
             out.append("Warnings:")
             out.extend(f"- {w}" for w in self.warnings)
@@ -203,7 +210,13 @@ def _resolve_inside(memory_dir: Path, module: str, manifest: Manifest) -> Path:
         current = os.path.join(current, part)
         if os.path.islink(current):
             base = memory_dir.resolve()
-            if base not in Path(current).resolve().parents:
+            try:
+                target = Path(current).resolve()
+            except RuntimeError as exc:  # Python < 3.13 raises this for a symlink loop
+                import errno
+
+                raise unreadable(current, OSError(errno.ELOOP, "symlink loop")) from exc
+            if base not in target.parents:
                 raise InvalidInput(
                     f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
                     path=manifest.path,
@@ -237,6 +250,17 @@ def load_manifest(memory_dir: Path) -> Manifest:
 
 def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
               names_only: bool = False, strict: bool = False, ledger: bool = True) -> ReadResult:
+    try:
+        return _read_pack(memory, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
+                          names_only=names_only, strict=strict, ledger=ledger)
+    except CustodianError:
+        raise
+    except OSError as exc:  # a symlink loop, a permission, a folder where a file was: one line, not a traceback
+        raise unreadable(None, exc) from exc
+
+
+def _read_pack(memory, *, task: str, areas, profiles, rules, paths, query: str | None, names_only: bool, strict: bool,
+               ledger: bool) -> ReadResult:
     from ..project import require_memory_dir
 
     memory_dir = require_memory_dir(memory.memory_dir)
@@ -249,10 +273,16 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     for line, heading, known, odd in manifest.lookalikes:
         warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
                         f"{odd}), so it is ignored — run `memory-custodian check`")
+    # a manifest without its routing sections (empty, truncated by a merge, a ledger-only project's
+    # stub) still reads, for the ledger's sake, but never quietly: say which section is missing
+    missing = [(name, line, why) for name, line, why in manifest.missing_sections()
+               if name not in {known for _, _, known, _ in manifest.lookalikes}]
+    for _, line, why in missing:
+        warnings.append(f"manifest.md{f':{line}' if line else ''}: {why}")
     journal = interrupted_write(memory_dir)
     if journal is not None:
         warnings.append(journal)
-    if section is None and canonical != "general":
+    if section is None and canonical != "general" and "load by task" not in {name for name, _, _ in missing}:
         warnings.append(f"the manifest has no `### ` heading under `## Load by task` for {canonical}; "
                         "only the always-load files were routed")
 
@@ -283,6 +313,10 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
             continue
         if explicit:
             consider(ModuleResult(entry.module, LOADED, "explicit", required=True, detail=f"--{entry.kind[:-1]} {entry.slug}"))
+        elif manifest.is_explicit_only(entry.module):
+            would = f" (paths and tasks never load it; it would have matched {', '.join(matched)})" if matched else ""
+            consider(ModuleResult(entry.module, SKIPPED, "explicit-only",
+                                  detail=f"listed under `## Explicit only`{would}; use --{entry.kind[:-1]} {entry.slug}"))
         elif matched:
             consider(ModuleResult(entry.module, LOADED, "path-glob", detail=", ".join(matched)))
         elif entry.auto_task and canonical in entry.tasks:
@@ -329,23 +363,28 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
             continue
         path = _resolve_inside(memory_dir, name, manifest)
         if not path.is_file():
+            raise_if_unreadable(path)
             result.disposition = MISSING_REQUIRED if result.required else MISSING_OPTIONAL
             result.reason = result.disposition
             continue
         budget = manifest.budget_for(name)
         text = read_utf8(path)
+        fence = unclosed_fence(text)
+        if fence is not None:
+            warnings.append(f"{name}:{fence} opens a code fence that never closes, so everything after it is read "
+                            "as one entry — close the fence (`memory-custodian check` lists it)")
         packed = pack(text, budget)
         result.text = packed.text
         result.tokens = packed.tokens
         result.budget = budget
         result.oversized = packed.oversized
-        result.omitted = [unit.ref for unit in packed.omitted]
-        if packed.omitted:
+        result.omitted = [ref for ref, _ in packed.omitted_entries]
+        if packed.omitted_entries:
             from ..context import Omission
 
             skipped = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
-            result.omitted_lines = [unit.start_line + skipped for unit in packed.omitted]
-            omissions.extend(Omission(name, unit.ref, OMITTED_BY_BUDGET) for unit in packed.omitted)
+            result.omitted_lines = [line + skipped for _, line in packed.omitted_entries]
+            omissions.extend(Omission(name, ref, OMITTED_BY_BUDGET) for ref, _ in packed.omitted_entries)
 
     modules = [considered[name] for name in order]
     missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
@@ -379,14 +418,37 @@ def _files_on_disk(memory_dir: Path) -> list[str]:
     for folder in ("", "rules", "profiles", "areas"):
         directory = memory_dir / folder if folder else memory_dir
         try:
-            entries = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".md"))
-        except FileNotFoundError:
+            found = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError as exc:
+            raise unreadable(directory, exc, "folder") from exc
+        entries = sorted(e.name for e in found if e.name.endswith(".md") and entry_is_file(e))
         for entry in entries:
             if entry in ("manifest.md", "README.md", "MEMORY.md"):
                 continue
             names.append(f"{folder}/{entry}" if folder else entry)
     return names
+
+
+def raise_if_unreadable(path) -> None:
+    """For a path `is_file()` said no to: a symlink loop or a permission error is not a missing file."""
+    import os
+
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+
+
+def entry_is_file(entry) -> bool:
+    """`os.DirEntry.is_file()`, with a symlink loop or a permission error named as one line."""
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        raise unreadable(entry.path, exc) from exc
 
 
 def _short(ref: str, width: int = 60) -> str:
@@ -405,12 +467,13 @@ def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections
         blocks.extend(f"## {m.module}\n\n{m.text}" for m in loaded)
         blocks.extend(f"## {s.name}\n\n{s.text.strip()}" for s in sections if s.text.strip())
     notes = []
-    by_module: dict[str, list[str]] = {}
+    by_module: dict[tuple[str, str], list[str]] = {}
     for o in omissions:
-        by_module.setdefault(o.module, []).append(o.ref)
-    for module, refs in by_module.items():
+        by_module.setdefault((o.module, o.reason), []).append(o.ref)
+    for (module, reason), refs in by_module.items():
         shown = "; ".join(_short(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
-        notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} omitted by budget: {shown}")
+        why = OMISSION_TEXT.get(reason, reason.replace("-", " "))
+        notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} {why}: {shown}")
     for m in modules:
         if m.oversized:
             notes.append(f"- {m.module}: first entry is larger than the {m.budget}-token budget and was kept whole")

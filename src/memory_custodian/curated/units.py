@@ -116,6 +116,34 @@ def fence_mask(lines: list[str]) -> tuple[list[bool], int | None]:
     return mask, (opened_at if fence_char else None)
 
 
+def unclosed_fence(text: str) -> int | None:
+    """The 1-based line of a code fence in `text` that never closes, or None."""
+    if "```" not in text and "~~~" not in text:
+        return None
+    return fence_mask(_lines(text))[1]
+
+
+def hidden_entries(unit: Unit) -> list[tuple[str, int]]:
+    """(heading, line) of each fenced line inside `unit` that would otherwise start an entry.
+
+    Asked only of files with a fence that never closes: there, every later entry is fenced and
+    rides along inside one unit, and each must still be named when that unit is left out. Every
+    fenced marker line counts, not only those after the unclosed fence: a stray fence can pair with
+    a later entry's fence, and naming a line of code too many beats missing a rule.
+    """
+    if unit.kind == BODY or ("```" not in unit.text and "~~~" not in unit.text):
+        return []
+    markers = ("## ",) if unit.kind == SECTION else ("## ", "- ")
+    lines = _lines(unit.text)
+    mask, _ = fence_mask(lines)
+    found = []
+    for index, (line, fenced) in enumerate(zip(lines, mask)):
+        marker = next((m for m in markers if line.startswith(m)), None) if fenced else None
+        if marker is not None:
+            found.append((line[len(marker):].strip(), unit.start_line + index))
+    return found
+
+
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip():
@@ -214,16 +242,22 @@ def make_unit(text: str) -> Unit:
 
 
 class Packed:
-    """What packing kept (`chosen`, rendered as `text`) and what it left out (`omitted`)."""
+    """What packing kept (`chosen`, rendered as `text`) and what it left out (`omitted`).
 
-    __slots__ = ("text", "chosen", "omitted", "oversized", "tokens")
+    `omitted_entries` names what was left out as (heading, line), one per entry: an omitted unit,
+    then any entries a fence that never closes hid inside it, so counts and names are complete.
+    """
 
-    def __init__(self, text: str, chosen: list, omitted: list, oversized: bool, tokens: int):
+    __slots__ = ("text", "chosen", "omitted", "oversized", "tokens", "omitted_entries")
+
+    def __init__(self, text: str, chosen: list, omitted: list, oversized: bool, tokens: int,
+                 omitted_entries: list | None = None):
         self.text = text
         self.chosen = chosen
         self.omitted = omitted
         self.oversized = oversized
         self.tokens = tokens
+        self.omitted_entries = [(u.ref, u.start_line) for u in omitted] if omitted_entries is None else omitted_entries
 
 
 def _exceeds(text: str, budget: int) -> bool:
@@ -280,5 +314,10 @@ def pack(text: str, budget: int | None) -> Packed:
             stop = index
         break
     omitted = [item for item in items[stop:] if item is not None]
+    entries = []
+    for unit in omitted:
+        entries.append((unit.ref, unit.start_line))
+        if document.unclosed_fence_line is not None:
+            entries.extend(hidden_entries(unit))
     packed = render(document, chosen, include_preamble=use_preamble).strip()
-    return Packed(packed, chosen, omitted, oversized, estimate_tokens(packed))
+    return Packed(packed, chosen, omitted, oversized, estimate_tokens(packed), entries)

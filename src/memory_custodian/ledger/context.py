@@ -1,10 +1,13 @@
 """The ledger's sections of the context pack: directives in full, gotchas for the touched paths,
 and the top recall index lines for the task (owned by the ledger tier; `read` calls this).
 
-Directives are never ranked: every active one is loaded in full, highest priority first. Each
-section packs whole notes (or whole index lines) under its budget from the manifest's
+Directives are never ranked: every active one is loaded in full, highest priority first. A stale
+one ("active + stale") still holds until someone settles it, so it is loaded too, under a warning.
+Each section packs whole notes (or whole index lines) under its budget from the manifest's
 `## Context budget` (`- ledger directives: 800 tokens max`); whatever does not fit is named by id
-as an Omission, so the explain section can say what was left out.
+as an Omission, so the explain section can say what was left out. A directive or gotcha scoped to
+another branch is named the same way (reason `other-scope`), and the section ends with a line
+saying so and counting the revoked, superseded and expired ones, which are no longer rules.
 
 Default budgets (tokens): directives 800, gotchas 400, recall 300.
 """
@@ -15,13 +18,22 @@ DEFAULT_BUDGETS = {"directives": 800, "gotchas": 400, "recall": 300}
 SECTION_NAMES = {"directives": "Ledger directives", "gotchas": "Ledger gotchas", "recall": "Ledger recall"}
 RECALL_LINES = 15
 OMITTED_BY_BUDGET = "omitted-by-budget"
+OTHER_SCOPE = "other-scope"
+PACK_STATES = ("active", "stale")  # what the directive and gotcha sections load
+NOT_IN_FORCE = ("revoked", "superseded", "expired")  # counted at the end of a section, not loaded
+TAIL_IDS = 5  # other-scope ids named in the section's own line; the omissions name them all
 
 
-def _full(note) -> str:
+def _full(note, state: str = "active") -> str:
     from .frames import PROVENANCE_FRAME
 
-    head = f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {note.created_at[:10]}"
-    lines = [head]
+    mark = " [stale]" if state == "stale" else ""
+    lines = [f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {note.created_at[:10]}{mark}"]
+    if state == "stale":  # warning first, before anything a reader might act on
+        reason = (note.state_reason or "").strip()
+        why = f" Reason: {reason}{'' if reason[-1:] in '.?!' else '.'}" if reason else ""
+        lines.append(f"WARNING: flagged stale on {note.updated_at[:10]} — possibly out of date, but not withdrawn: "
+                     f"it still applies until someone reinstates, supersedes or revokes it.{why}")
     if note.provenance != "human":
         lines.append(f"({PROVENANCE_FRAME.get(note.provenance, note.provenance)})")
     if note.paths:
@@ -52,6 +64,29 @@ def _pack(key: str, blocks: list[tuple[str, str]], budget: int | None, sep: str,
                    budget=budget, omitted=omitted, oversized=oversized, note_ids=[i for i, _ in shown])
 
 
+def _left_out(index, key: str, res, hint: str) -> tuple[list, str | None]:
+    """What a directive or gotcha recall did not load and why: Omissions naming each note scoped to
+    another branch, and the section's closing line (those notes, and a count of the ones no longer
+    in force). Forgotten notes keep no kind, so they cannot be counted here."""
+    from ..context import Omission
+
+    other = res.excluded_ids.get("other scope", [])
+    omitted = [Omission(module=f"ledger:{key}", ref=f"#{i}", reason=OTHER_SCOPE) for i in other]
+    lines = []
+    count = res.excluded_counts.get("other scope", 0)
+    if count:
+        notes = index.get_notes(other[:TAIL_IDS])
+        named = ", ".join(f"#{i} (branch `{notes[i].branch}`)" if notes.get(i) and notes[i].branch else f"#{i}"
+                          for i in other[:TAIL_IDS])
+        more = f" and {count - min(len(other), TAIL_IDS)} more" if count > min(len(other), TAIL_IDS) else ""
+        lines.append(f"Not loaded (other scope): {named}{more} — scoped to another git branch")
+    gone = [f"{res.excluded_counts[s]} {s}" for s in NOT_IN_FORCE if res.excluded_counts.get(s)]
+    if gone:
+        lines.append(f"Not loaded (no longer in force): {', '.join(gone)} — {hint} lists them")
+    # a blank line first when notes precede it, so it does not read as part of the last note
+    return omitted, ("\n" if res.hits else "") + "\n".join(lines) if lines else None
+
+
 def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: str | None = None,
                     budgets: dict | None = None) -> list:
     """Return a list of `memory_custodian.context.Section` for the pack (empty until the ledger exists)."""
@@ -76,14 +111,20 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
     try:
         root = memory.root
         sections = []
-        directives = run_recall(index, kinds=("directive",), limit=100000, root=root, ids=False)
-        sections.append(_pack("directives", [(h.note.id, _full(h.note)) for h in directives.hits],
-                              limits["directives"], "\n\n"))
+        directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
+        left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")
+        section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
+                        limits["directives"], "\n\n", tail=tail)
+        section.omitted += left
+        sections.append(section)
         shown = [h.note.id for h in directives.hits]
         if paths:
-            gotchas = run_recall(index, kinds=("gotcha",), paths=paths, limit=1000, root=root, ids=False)
-            sections.append(_pack("gotchas", [(h.note.id, _full(h.note)) for h in gotchas.hits],
-                                  limits["gotchas"], "\n\n"))
+            gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
+            left, tail = _left_out(index, "gotchas", gotchas, "`memory-custodian recall --kind gotcha --all --path PATH`")
+            section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
+                            limits["gotchas"], "\n\n", tail=tail)
+            section.omitted += left
+            sections.append(section)
             shown += [h.note.id for h in gotchas.hits]
         if query or paths:
             if query:

@@ -1,7 +1,8 @@
 """`doctor`: verify every shard, and with `repair` remove what an interrupted write left behind.
 
-Repair only removes what replay already ignores (torn tails, incomplete txns) and the leftover
-lines of forgotten notes; each rewritten shard is backed up to `.cache/backup/` first (without
+Repair only removes what replay already ignores (torn tails, incomplete txns, byte-identical
+extra copies of an event, which a cherry-pick and a union merge leave) and the leftover lines of
+forgotten notes; each rewritten shard is backed up to `.cache/backup/` first (without
 the forgotten notes' lines, which must survive nowhere) and replaced atomically. Anything that
 needs a person's judgement (a bad line, a newer format, an illegal transition from a merge) is
 reported, never "fixed".
@@ -14,9 +15,28 @@ import time
 from pathlib import Path
 
 from .. import fsutil
-from .store import TORN_DIR, Ledger
+from .store import TORN_DIR, Ledger, split_shard
 
 REPAIRABLE = ("torn-tail", "incomplete-txn", "forgotten-leftovers")
+
+
+def _canonical(ev: dict) -> str:
+    """An event's whole content as one string, for telling identical copies from different ones."""
+    return json.dumps(ev, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _with_advice(problem, copies: dict[str, set]):
+    """A duplicate-event problem with what to do about it: replay reads one copy, so nothing is
+    lost; identical copies `--repair` removes, but which copy is right when they differ needs a person."""
+    if problem.code != "duplicate-event" or problem.event not in copies:
+        return problem
+    if len(copies[problem.event]) == 1:
+        why = (f"event {problem.event} appears more than once as identical lines (harmless: replay reads it "
+               "once) — `doctor --repair` keeps the first and removes the others")
+    else:
+        why = (f"event {problem.event} appears more than once with different content; replay keeps one "
+               "deterministically — keep the right line, delete the others by hand, then run `doctor`")
+    return problem.replace(message=why)
 
 
 def _check(ledger: Ledger):
@@ -24,7 +44,10 @@ def _check(ledger: Ledger):
 
     events, locations, problems = ledger.read_events(lenient=True)
     notes, by_note, fold_problems = replay(events, locations=locations)
-    problems = problems + fold_problems
+    copies: dict[str, set] = {}
+    for ev in events:
+        copies.setdefault(ev["id"], set()).add(_canonical(ev))
+    problems = problems + [_with_advice(p, copies) for p in fold_problems]
     forgotten = {n for n, note in notes.items() if note.state == "forgotten"}
     extra = {}
     for ev in events:
@@ -36,7 +59,7 @@ def _check(ledger: Ledger):
             f"forgotten note #{note_id} still has {len(evs)} event(s) with its text on disk (a merge from an older "
             "branch, or an interrupted forget) — `doctor --repair` strips them",
             where=locations.get(evs[0]["id"]), note=note_id, event=evs[0]["id"]))
-    return events, notes, problems, extra
+    return events, notes, problems, extra, copies
 
 
 def _backup(ledger: Ledger, path: Path, data: bytes, stamp: str) -> str:
@@ -47,7 +70,14 @@ def _backup(ledger: Ledger, path: Path, data: bytes, stamp: str) -> str:
     return f"{fsutil.CACHE_DIR}/backup/{target.name}"
 
 
-def _repair(ledger: Ledger, events, problems, extra) -> dict:
+def _identical_duplicates(problems, copies: dict[str, set]) -> set:
+    """Ids of events whose every copy is the same event: the extra copies are safe to remove."""
+    return {p.event for p in problems if p.code == "duplicate-event" and len(copies.get(p.event, ())) == 1}
+
+
+def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
+    duplicated = _identical_duplicates(problems, copies)
+    seen: set = set()
     txn_of = {ev["id"]: ev["txn"] for ev in events}
     broken_txns = {txn_of.get(p.event) for p in problems if p.code == "incomplete-txn"} - {None}
     # lines of forgotten notes are never copied anywhere, not even to the backup: `forget --note`
@@ -58,11 +88,12 @@ def _repair(ledger: Ledger, events, problems, extra) -> dict:
     backups, removed_lines, trimmed = [], 0, 0
     for path in ledger.shards():
         data = path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        kept, backed, changed = [], [], end != len(data)
+        # a last line without its newline that is a whole event is a line like any other: kept
+        lines, tail = split_shard(data)
+        kept, backed, changed = [], [], bool(tail)
         if changed:
             trimmed += 1
-        for raw in data[:end].split(b"\n")[:-1]:
+        for raw in lines:
             try:
                 ev = json.loads(raw.decode("utf-8"))
                 eid = ev.get("id") if isinstance(ev, dict) else None
@@ -70,13 +101,16 @@ def _repair(ledger: Ledger, events, problems, extra) -> dict:
                 eid = None
             if eid not in forgotten_ids:
                 backed.append(raw + b"\n")
-            if eid in strip_ids:
+            # the first copy of an identically duplicated event stays (shards in name order)
+            if eid in strip_ids or (eid in duplicated and eid in seen):
                 changed = True
                 removed_lines += 1
                 continue
+            if eid in duplicated:
+                seen.add(eid)
             kept.append(raw + b"\n")
         if changed:
-            backed.append(data[end:])  # a torn tail is kept in the backup, as before
+            backed.append(tail)  # a torn tail is kept in the backup, as before
             if b"".join(backed) != b"".join(kept):  # else only forgotten lines went: nothing to back up
                 backups.append(_backup(ledger, path, b"".join(backed), stamp))
             fsutil.atomic_write(path, b"".join(kept))
@@ -87,14 +121,17 @@ def run_doctor(ledger: Ledger, *, repair: bool = False) -> dict:
     from .index import Index
 
     with fsutil.project_lock(ledger.memory_dir):
-        events, notes, problems, extra = _check(ledger)
+        events, notes, problems, extra, copies = _check(ledger)
         report = {"shards": len(ledger.shards()), "events": len(events), "notes": len(notes),
                   "problems": [p.to_dict() for p in problems], "repaired": None}
+        report["warnings"] = [
+            f"{ledger.rel(p)}: a hidden file, not read as a shard — rename it without the leading dot if its "
+            "events belong in the ledger, else delete it" for p in ledger.hidden_files()]
         torn_dir = ledger.memory_dir / fsutil.CACHE_DIR / TORN_DIR
         report["trimmed_earlier"] = sorted(p.name for p in torn_dir.glob("*")) if torn_dir.is_dir() else []
         if repair:
-            if any(p.code in REPAIRABLE for p in problems):
-                report["repaired"] = _repair(ledger, events, problems, extra)
+            if any(p.code in REPAIRABLE for p in problems) or _identical_duplicates(problems, copies):
+                report["repaired"] = _repair(ledger, events, problems, extra, copies)
             from ..errors import CustodianError
 
             index = Index(ledger)
@@ -104,10 +141,13 @@ def run_doctor(ledger: Ledger, *, repair: bool = False) -> dict:
                 report["index"] = {"error": f"index not rebuilt: {exc.one_line()}"}
             finally:
                 index.close()
-            _, notes, remaining, _ = _check(ledger)
+            _, notes, remaining, _, copies = _check(ledger)
             report["remaining"] = [p.to_dict() for p in remaining]
             report["notes"] = len(notes)
         else:
             report["remaining"] = report["problems"]
+            remaining = problems
         report["ok"] = not report["remaining"]
+        report["repairable"] = (any(p["code"] in REPAIRABLE for p in report["remaining"])
+                                or bool(_identical_duplicates(remaining, copies)))
     return report

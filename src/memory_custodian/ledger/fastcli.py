@@ -52,9 +52,13 @@ def parse(command: str, argv: list[str]) -> dict | None:
         if any(v not in allowed for v in vals):
             return None
     if "limit" in opts:
-        if not opts["limit"].isdigit():
+        # str.isdigit() also takes '²' and other digits int() rejects: ASCII only, the rest is click's
+        if not (opts["limit"].isascii() and opts["limit"].isdigit()):
             return None
-        opts["limit"] = int(opts["limit"])
+        try:
+            opts["limit"] = int(opts["limit"])
+        except ValueError:  # more digits than int() converts: click explains
+            return None
     return opts
 
 
@@ -65,9 +69,11 @@ def _emit_json(obj) -> None:
 
 
 def _remember(memory, o) -> None:
+    from .inputs import read_stdin_text
+
     text = o["args"][0]
     if text == "-":
-        text = sys.stdin.read()
+        text = read_stdin_text()
     note = memory.remember(text, kind=o.get("kind") or "finding", priority=o.get("priority") or "medium",
                            title=o.get("title"), tags=tuple(o["tags"]), paths=tuple(o["paths"]), quote=o.get("quote"),
                            scope=o.get("scope") or "workspace", expires=o.get("expires"),
@@ -81,15 +87,19 @@ def _remember(memory, o) -> None:
 
 def _refresh_mirror(memory) -> None:
     from ..errors import CustodianError
-    from .text_api import refresh_mirror_if_enabled
+    from .text_api import mirror_warning, refresh_mirror_if_enabled
 
     try:
         refresh_mirror_if_enabled(memory)
-    except CustodianError as exc:
-        sys.stderr.write(f"warning: the note was written, but MEMORY.md was not re-rendered: {exc.one_line()}\n")
+    except (CustodianError, OSError) as exc:  # the note is written: a failed re-render is not a failed write
+        sys.stderr.write(f"warning: {mirror_warning(exc)}\n")
 
 
 def _recall(memory, o) -> None:
+    from .inputs import require_utf8
+
+    if o["args"]:
+        require_utf8(o["args"][0], "QUERY")
     result = memory.recall(o["args"][0] if o["args"] else None, kinds=tuple(o["kinds"]), tags=tuple(o["tags"]),
                            paths=tuple(o["paths"]), states=tuple(o["states"]), limit=o.get("limit", 10),
                            include_all=bool(o.get("include_all")), ids=o["fmt"] == "json")

@@ -165,9 +165,11 @@ def apply(note: Note | None, ev: dict) -> Note:
         elif op == "promote":
             note.provenance = ev["to"]
         elif op == "reinstate":
-            was_expired = note.state_at(at) == "expired"
+            # `state_at` derives expiry only for active/stale notes: a revoked or superseded note
+            # whose own `expires` has passed must have it lifted too, or it would be expired at once
+            was_expired = note.state_at(at) == "expired" or bool(note.expires and note.expires <= at)
             note.state, note.superseded_by = "active", None
-            if ev.get("expires"):
+            if ev.get("expires") and ev["expires"] > at:  # a reinstate leaves the note active at its time
                 note.expires = ev["expires"]
                 note.extra.pop("expires_default", None)
             elif note.extra.get("expires_default") or was_expired:

@@ -20,7 +20,7 @@ from . import ranking
 from .fold import fold_note_events
 from .model import Note
 from .paths import any_match, path_prefix
-from .store import Ledger, parse_lines
+from .store import Ledger, is_shard_name, parse_lines
 
 SCHEMA_VERSION = "6"
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
@@ -129,13 +129,13 @@ def _query_paths(text: str) -> tuple:
 
 
 def _shard_stats(ledger_dir) -> dict:
-    """{name: stat} of the shards, as `Ledger.shards()` lists them (`*.jsonl` regular files), in one
-    directory scan: every recall checks them, so this avoids pathlib's glob on the hot path."""
+    """{name: stat} of the shards, as `Ledger.shards()` lists them (`is_shard_name`, regular files), in
+    one directory scan: every recall checks them, so this avoids pathlib's glob on the hot path."""
     out = {}
     try:
         with os.scandir(ledger_dir) as entries:
             for entry in entries:
-                if entry.name.endswith(".jsonl") and not entry.name.startswith(".") and entry.is_file():
+                if is_shard_name(entry.name) and entry.is_file():
                     out[entry.name] = entry.stat()
     except (FileNotFoundError, NotADirectoryError):
         return {}
@@ -343,6 +343,10 @@ class Index:
                 data = fh.read()
             if consumed and hashlib.sha256(data[:consumed]).hexdigest() != item[5]:
                 return None  # not a pure append: rebuild
+            if consumed and data[consumed - 1:consumed] != b"\n" and data[consumed:consumed + 1] not in (b"", b"\n"):
+                # the last event read had no newline and bytes were added to its very line: that
+                # line is no longer the event indexed, so read it whole again
+                return None
             evs, _, _, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
             new_events.extend(evs)
             total = consumed + used

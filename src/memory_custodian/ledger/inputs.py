@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 from ..errors import InvalidInput, Refused
 from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
@@ -37,13 +38,47 @@ def default_title(text: str) -> str:
 def clean_text(text, what: str = "note text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"{what} is empty; give the note's text (or `-` to read it from stdin)")
-    return text.strip("\n").rstrip()
+    return require_utf8(text, what).strip("\n").rstrip()
+
+
+def require_utf8(value: str, what: str) -> str:
+    """Refuse text that cannot be stored as UTF-8, naming `what` and the line.
+
+    Bytes that are not UTF-8 on the command line (or a stdin read with surrogateescape) reach us
+    as lone surrogates; they would only fail later, after the checks, when the event is encoded.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        bad = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
+        line = value.count("\n", 0, exc.start) + 1
+        where = f" on line {line}" if "\n" in value else ""
+        raise InvalidInput(f"{what} is not valid UTF-8 ({bad}{where}); give it as UTF-8 text "
+                           "(convert it with e.g. `iconv -t UTF-8`)") from exc
+    return value
+
+
+def read_stdin_text(what: str = "note text") -> str:
+    """The text piped to `-`, decoded as UTF-8 strictly: a Latin-1 file piped in is refused by name."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream stood in for stdin (tests): held to the same rule
+        return require_utf8(sys.stdin.read(), f"{what} from stdin")
+    raw = stream.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidInput(f"{what} is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); pipe it "
+                           "as UTF-8 (convert it with e.g. `iconv -t UTF-8`)", path="stdin", line=line) from exc
+    # what reading sys.stdin as text did: universal newlines
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def clean_title(title, text: str) -> str:
     if title is None:
         return default_title(text)
-    title = " ".join(str(title).split())
+    title = " ".join(require_utf8(str(title), "--title").split())
     if not title:
         raise InvalidInput("--title is empty")
     if len(title) > TITLE_MAX:
@@ -71,6 +106,7 @@ def clean_paths(paths) -> list[str]:
         path = str(raw).strip()
         if not path:
             continue
+        require_utf8(path, f"path '{_shown(path)}'")
         if "\\" in path:
             raise InvalidInput(f"path {path!r} must use / separators (a POSIX path or glob relative to the project root)")
         pure = PurePosixPath(path)
@@ -81,6 +117,28 @@ def clean_paths(paths) -> list[str]:
             text += "/"
         out.add(text)
     return sorted(out)
+
+
+def _shown(value: str, width: int = 40) -> str:
+    """`value` printable on any terminal: undecodable bytes as `\\xff`, cut to `width` characters."""
+    try:
+        text = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        text = value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+LIMIT_MAX = 1_000_000  # far above any ledger; keeps `limit + cap` inside SQLite's 64-bit integers
+
+
+def clean_limit(limit) -> int:
+    """`--limit`: a whole number from 0 to LIMIT_MAX."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InvalidInput("--limit must be 0 or more")
+    if limit > LIMIT_MAX:
+        shown = str(limit) if limit < 10 ** 30 else "of that size"  # str() of a 5,000-digit int raises
+        raise InvalidInput(f"--limit {shown} is too large; give a number from 0 to {LIMIT_MAX}")
+    return limit
 
 
 EXPIRES_MAX = "9999-12-31T23:59:59.999Z"  # the last time the ledger's 4-digit-year ISO format can hold
@@ -123,6 +181,8 @@ def clean_expires(expires, now: str | None = None) -> str | None:
 
 def provenance_for(actor: str, provenance: str | None, quote: str | None) -> str:
     choice(actor, ACTORS, "actor")
+    if isinstance(quote, str):
+        require_utf8(quote, "--quote")
     if provenance is None:
         if quote and actor in ("agent", "auto", "system"):
             return "user-stated"

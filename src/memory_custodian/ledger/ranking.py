@@ -150,13 +150,59 @@ def _stop(tok: str) -> bool:
     return tok in STOPWORDS or (USE_TASK_WORDS and tok in TASK_WORDS)
 
 
+# Words in other scripts: FTS5's unicode61 indexes runs of letters and digits of any script
+# (folding case and diacritics), so a run is passed on whole and quoted, and FTS5 tokenizes it
+# as it did the notes. Scripts written without spaces (Chinese, Japanese, Thai, ...) make a whole
+# run between punctuation one token: their words also match as a prefix of such a run.
+_NO_SPACE_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x31F0, 0x31FF),
+                    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F),
+                    (0x20000, 0x3134F))
+
+
+def _word_char(ch: str) -> bool:
+    """A character of a word outside ASCII: a letter, digit or mark of any script, or private use.
+    Marks count so a word is never cut where unicode61 would not cut it (quoting keeps any cut)."""
+    import unicodedata
+
+    cat = unicodedata.category(ch)
+    return cat[0] in "LNM" or cat == "Co"
+
+
+def no_space(term: str) -> bool:
+    """Whether `term` holds a character of a script written without spaces between words."""
+    return not term.isascii() and any(lo <= ord(ch) <= hi for ch in term for lo, hi in _NO_SPACE_RANGES)
+
+
+def _idents(query: str):
+    """(identifier, its parts) in order: `_IDENT_RE`'s matches split by `split_identifier`, and in a
+    query with other scripts, also the runs of their letters (a part is one such word)."""
+    if query.isascii():
+        for m in _IDENT_RE.finditer(query):
+            yield m.group(0), split_identifier(m.group(0))
+        return
+    run: list[str] = []
+    for ch in query + " ":
+        if ch.isascii() and (ch.isalnum() or ch in "_./-") or not ch.isascii() and _word_char(ch):
+            run.append(ch)
+            continue
+        text, run = "".join(run), []
+        if text.isascii():
+            for m in _IDENT_RE.finditer(text):
+                yield m.group(0), split_identifier(m.group(0))
+            continue
+        parts: list[str] = []
+        for piece in _SEP_RE.split(text):
+            # as written: FTS5 folds case itself, and its tables are not Python's (`str.lower`)
+            parts.extend(split_identifier(piece) if piece.isascii() else (piece,))
+        if parts:
+            yield text, tuple(parts)
+
+
 def iter_terms(query: str):
     """The query's terms, first occurrence first, without stop words: identifier parts and their
     joined form. A generator, so a caller looking for a few of them can stop early."""
     seen: set[str] = set()
-    for m in _IDENT_RE.finditer(query or ""):
-        ident = m.group(0)
-        parts = split_identifier(ident)
+    for ident, parts in _idents(query or ""):
         cands = list(parts) + (["".join(parts)] if len(parts) > 1 else [])
         if DROP_EXTENSIONS and len(parts) > 1 and "." in ident and parts[-1] in FILE_EXTENSIONS:
             cands.remove(parts[-1])  # the joined form (`loggingpy`) still pins the file
@@ -244,7 +290,7 @@ def match_words(query: str) -> list[tuple[str, bool]]:
     def add(tok: str) -> None:
         if tok not in seen:
             seen.add(tok)
-            words.append((tok, bool(PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit())))
+            words.append((tok, bool(PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit()) or no_space(tok)))
 
     for tok in terms:
         add(tok)
@@ -274,7 +320,7 @@ def path_phrases(paths) -> list[str]:
     if MATCH_PATHS:
         for path in paths or ():
             # the phrase goes through the column's own tokenizer, so it matches the stored path
-            words = " ".join(w for w in re.split(r"[^A-Za-z0-9]+", path) if w)
+            words = " ".join(w for w in re.split(r"[^A-Za-z0-9\x80-\U0010ffff]+", path) if w)
             if words:
                 out.append("paths_text : " + _quote(words))
     return out
@@ -301,6 +347,11 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def _phrase(term: str) -> str:
+    """A tier's unit: quoted, and a prefix for scripts without spaces (as in `match_words`)."""
+    return _quote(term) + ("*" if no_space(term) else "")
+
+
 def _at_least(units: list[str], need: int) -> str:
     """FTS5 for "at least `need` of `units`": an OR of the conjunctions (units are few)."""
     from itertools import combinations
@@ -323,8 +374,8 @@ def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
     if broad is None:
         return []
     groups: list[list[str]] = []
-    for m in _IDENT_RE.finditer(query or ""):
-        parts = [p for p in split_identifier(m.group(0)) if p not in STOPWORDS]
+    for _, ident_parts in _idents(query or ""):
+        parts = [p for p in ident_parts if p not in STOPWORDS]
         if parts and parts not in groups:
             groups.append(parts)
     tiers = [broad]
@@ -334,14 +385,14 @@ def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
         # one identifier: its parts are the units (single letters and digits such as the `V2` of
         # `mailerV2` say little and are in most notes), and its joined form always qualifies
         parts = list(dict.fromkeys(groups[0]))
-        units = [_quote(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_quote(p) for p in parts]
-        extra = f" OR {_quote(''.join(groups[0]))}"
+        units = [_phrase(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_phrase(p) for p in parts]
+        extra = f" OR {_phrase(''.join(groups[0]))}"
     else:
         units = []
         for parts in groups:
-            unit = " AND ".join(_quote(p) for p in parts)
+            unit = " AND ".join(_phrase(p) for p in parts)
             if len(parts) > 1:
-                unit = f"({unit}) OR {_quote(''.join(parts))}"
+                unit = f"({unit}) OR {_phrase(''.join(parts))}"
             if unit not in units:
                 units.append(unit)
         extra = ""

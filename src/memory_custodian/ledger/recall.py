@@ -119,12 +119,16 @@ def index_line(note: Note, state: str | None = None) -> str:
 
 
 def _path_filter(paths: list[str], key: str, params: dict) -> str:
-    """SQL restricting `n` to notes anchored at `paths`: an indexed prefix lookup, then the exact match."""
+    """SQL restricting `n` to notes anchored at `paths`: an indexed prefix lookup (see
+    `paths.candidate_prefixes`), then the exact match."""
     from .paths import candidate_prefixes
 
     ors = []
     for i, path in enumerate(paths):
         ancestors, (lo, hi) = candidate_prefixes(path)
+        if not lo:  # the whole project, or a glob such as `*.md`: any anchored note may match
+            ors = ["SELECT note FROM note_paths"]
+            break
         names = []
         for j, prefix in enumerate(ancestors):
             params[f"{key}a{i}_{j}"] = prefix
@@ -348,10 +352,9 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
     """
     from .ids import now_iso
-    from .inputs import clean_paths, clean_tags, current_branch
+    from .inputs import clean_limit, clean_paths, clean_tags, current_branch
 
-    if not isinstance(limit, int) or limit < 0:
-        raise InvalidInput("--limit must be 0 or more")
+    limit = clean_limit(limit)
     if counts not in (True, False, "matched"):
         raise InvalidInput(f"counts must be True, False or 'matched', not {counts!r}")
     kinds = tuple(sorted(set(kinds)))

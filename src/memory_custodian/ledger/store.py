@@ -36,20 +36,55 @@ class Replay(Record):
     problems: list[Problem]
 
 
+def is_shard_name(name: str) -> bool:
+    """The one definition of a shard's file name: `*.jsonl`, not hidden. A dot-file (a person's
+    hidden copy, an editor's or a tool's temporary file) is no part of the ledger; `doctor` names it."""
+    return name.endswith(".jsonl") and not name.startswith(".")
+
+
+def whole_event(fragment: bytes) -> bool:
+    """Whether a last line without its newline is a whole event rather than a torn write.
+
+    Every reader and the writer's tail fix decide it here, so a complete event that only lacks its
+    final newline (an editor that drops it) is read, indexed and kept by all of them alike.
+    """
+    try:
+        ev = json.loads(fragment.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    if isinstance(ev, dict) and isinstance(ev.get("v"), int) and ev["v"] > FORMAT_VERSION:
+        return True  # a newer format's event: read as a line, so the reader says to upgrade
+    return shape_error(ev) is None
+
+
+def split_shard(data: bytes) -> tuple[list[bytes], bytes]:
+    """A shard's lines (without their newlines) and its torn tail (b"" when there is none).
+
+    A last line without its newline is a line when it is a whole event (`whole_event`), else torn.
+    """
+    end = data.rfind(b"\n") + 1
+    lines, tail = data[:end].split(b"\n")[:-1], data[end:]
+    if tail and whole_event(tail):
+        lines.append(tail)
+        tail = b""
+    return lines, tail
+
+
 def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int = 1, raw: bool = False):
     """Parse shard bytes. Returns (events, locations, problems, consumed_bytes).
 
-    A last line without its newline is torn: ignored and reported, and not consumed. Any other bad
-    line raises Corrupt naming file:line, unless `lenient` (doctor), where it becomes a problem.
+    A last line without its newline is read when it is a whole event (`whole_event`); else it is
+    torn: ignored, reported and not consumed. Any other bad line raises Corrupt naming file:line,
+    unless `lenient` (doctor), where it becomes a problem.
     """
     events: list[dict] = []
     locations: dict[str, str] = {}
     problems: list[Problem] = []
-    end = data.rfind(b"\n") + 1
-    body, tail = data[:end], data[end:]
+    lines, tail = split_shard(data)
+    end = len(data) - len(tail)
     lineno = start_line - 1
     offset = 0
-    for line in body.split(b"\n")[:-1]:
+    for line in lines:
         lineno += 1
         line_start = offset
         offset += len(line) + 1
@@ -117,7 +152,13 @@ class Ledger:
     def shards(self) -> list:
         if not self.dir.is_dir():
             return []
-        return sorted(p for p in self.dir.glob("*.jsonl") if p.is_file())
+        return sorted(p for p in self.dir.glob("*.jsonl") if is_shard_name(p.name) and p.is_file())
+
+    def hidden_files(self) -> list:
+        """Hidden `*.jsonl` files in ledger/: not shards (see `is_shard_name`), named by `doctor`."""
+        if not self.dir.is_dir():
+            return []
+        return sorted(p for p in self.dir.glob(".*.jsonl") if p.is_file())
 
     def read_events(self, *, lenient: bool = False):
         events: list[dict] = []
@@ -217,19 +258,21 @@ class Ledger:
 
     def _fix_tail(self, fd: int, path, size: int) -> bytes:
         """A shard not ending in a newline: end a whole last event, or move a torn one aside."""
-        start = max(0, size - (1 << 20))
-        chunk = os.pread(fd, size - start, start)
-        cut = chunk.rfind(b"\n") + 1
-        fragment = chunk[cut:]
-        try:
-            if shape_error(json.loads(fragment.decode("utf-8"))) is None:
-                return b"\n"
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            pass
+        line_start, pos = 0, size
+        while pos > 0:  # back to the start of the last line, however long it is
+            lo = max(0, pos - (1 << 20))
+            newline = os.pread(fd, pos - lo, lo).rfind(b"\n")
+            if newline >= 0:
+                line_start = lo + newline + 1
+                break
+            pos = lo
+        fragment = os.pread(fd, size - line_start, line_start)
+        if whole_event(fragment):
+            return b"\n"
         torn = fsutil.ensure_cache_dir(self.memory_dir) / TORN_DIR
         torn.mkdir(exist_ok=True)
-        fsutil.atomic_write(torn / f"{path.stem}-{start + cut}.bin", fragment)
-        os.ftruncate(fd, start + cut)
+        fsutil.atomic_write(torn / f"{path.stem}-{line_start}.bin", fragment)
+        os.ftruncate(fd, line_start)
         import sys
 
         print(f"warning: {self.rel(path)}: trimmed a torn last line ({len(fragment)} bytes) left by an "
@@ -269,9 +312,9 @@ class Ledger:
         rewritten = []
         for path in self.shards():
             data = path.read_bytes()
-            end = data.rfind(b"\n") + 1
+            lines, tail = split_shard(data)
             kept, changed = [], False
-            for raw in data[:end].split(b"\n")[:-1]:
+            for raw in lines:
                 try:
                     ev = json.loads(raw.decode("utf-8"))
                 except (UnicodeDecodeError, ValueError, RecursionError):
@@ -281,7 +324,7 @@ class Ledger:
                     continue
                 kept.append(raw + b"\n")
             if changed:
-                fsutil.atomic_write(path, b"".join(kept) + data[end:])
+                fsutil.atomic_write(path, b"".join(kept) + tail)
                 rewritten.append(self.rel(path))
         return rewritten
 

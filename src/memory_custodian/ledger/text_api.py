@@ -29,6 +29,8 @@ class LedgerTextAPI:
         if path is None:
             # a committed config.json comes from a pull request like any file: held to the same rules
             path = (load_config(self.memory_dir).get("export") or {}).get("path") or None
+            if path is not None:
+                return _configured_output_path(self.root, self.memory_dir, path)
         if path is None:
             path = Path(self.memory_dir) / DEFAULT_EXPORT
         return safe_output_path(self.root, self.memory_dir, path)
@@ -123,14 +125,19 @@ class LedgerTextAPI:
         """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
         from pathlib import Path  # here, not at import: see fsutil
 
+        from .. import fsutil
         from ..project import require_memory_dir
-        from .config import config_path, update_config
+        from .config import config_path, load_config, update_config
 
         require_memory_dir(self.memory_dir)
         target = self._export_target(path)
         rel = target.relative_to(Path(self.root).resolve()).as_posix()
-        update_config(self.memory_dir, "export", {"enabled": True, "path": rel})
-        result = self.export(path=target)
+        with fsutil.project_lock(self.memory_dir):
+            # config.json last, once it is known to parse and the export has landed: a refused or
+            # failed export leaves the mirror off, not on and failing after every write
+            load_config(self.memory_dir)
+            result = self.export(path=target)
+            update_config(self.memory_dir, "export", {"enabled": True, "path": rel})
         result["enabled"] = True
         result["config"] = str(config_path(self.memory_dir))
         return result
@@ -314,9 +321,47 @@ def safe_output_path(root, memory_dir, raw):
     if (memory_r == target or memory_r in target.parents) and target != memory_r / DEFAULT_EXPORT:
         raise InvalidInput(f"export path {text!r} is inside the memory folder, which holds memory itself; only "
                            f"{DEFAULT_EXPORT} may be written there", path=str(target))
+    _require_folders(target, f"export path {text!r}")
     if target.is_dir():
         raise InvalidInput("is a directory; give a file path for the export", path=str(target))
     return target
+
+
+def _configured_output_path(root, memory_dir, raw):
+    """`safe_output_path` for the path in config.json: a refusal names that file and how to fix it."""
+    from ..errors import CustodianError
+    from .config import config_path
+
+    try:
+        return safe_output_path(root, memory_dir, raw)
+    except CustodianError as exc:
+        raise type(exc)(f"{exc.message} — fix \"export\".\"path\" here (`memory-custodian export --enable "
+                        "--path FILE`) or turn the mirror off (`memory-custodian export --disable`)",
+                        path=str(config_path(memory_dir))) from exc
+
+
+def _require_folders(target, what: str) -> None:
+    """Refuse a file path under something that is not a folder (`afile/x.md`), before anything is written.
+
+    The nearest existing ancestor must be a folder; the ones after it are made by the write.
+    """
+    import os
+    import stat
+
+    from ..errors import InvalidInput
+
+    for folder in target.parents:
+        try:
+            st = os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # made by the write, or under a file that the next ancestor up shows
+        except OSError as exc:
+            raise InvalidInput(f"{what}: its folder {folder} cannot be checked ({exc.strerror}); fix its permissions "
+                               "or give another path", path=str(target)) from exc
+        if not stat.S_ISDIR(st.st_mode):
+            raise InvalidInput(f"{what} is under {folder}, which is a file, not a folder; give a path whose folders "
+                               "are folders or do not exist yet", path=str(target))
+        return
 
 
 def checkout_target(memory_dir, raw):
@@ -332,6 +377,7 @@ def checkout_target(memory_dir, raw):
     if memory_r == target or memory_r in target.parents:
         raise InvalidInput("an edit check-out may not be written inside the memory folder; give a path outside it",
                            path=str(target))
+    _require_folders(target, "the check-out file")
     if target.is_dir():
         raise InvalidInput("is a directory; give a file path for the check-out", path=str(target))
     if target.exists():
@@ -349,7 +395,7 @@ def _holds(target, data: bytes) -> bool:
 
     try:
         st = target.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not there: the write says why if it cannot make it
         return False
     if st.st_size != len(data) and not stat.S_ISDIR(st.st_mode):  # a directory: refused by the read
         return False
@@ -365,6 +411,10 @@ def _read_or_none(target) -> bytes | None:
         from ..errors import InvalidInput
 
         raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
+    except OSError as exc:
+        from ..errors import InvalidInput
+
+        raise InvalidInput(f"cannot be read ({exc.strerror}); fix it or give another path", path=str(target)) from exc
 
 
 def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
@@ -395,7 +445,25 @@ def refresh_mirror_if_enabled(memory) -> dict | None:
     export = parse_config(raw, path).get("export") or {}
     if not export.get("enabled"):
         return None
-    return memory.export(path=export.get("path") or None)
+    return memory.export()  # the configured path, read again there so that a refusal names config.json
+
+
+def mirror_warning(exc: Exception) -> str:
+    """The warning line after a write landed but the mirror could not be re-rendered.
+
+    The write is done and acknowledged (exit 0): an agent that saw a failure would write the note
+    again. The line says what went wrong and what to do about the mirror.
+    """
+    from ..errors import CustodianError
+
+    if isinstance(exc, CustodianError):
+        detail = exc.one_line()
+    elif isinstance(exc, OSError) and exc.filename is not None:
+        detail = f"{exc.filename}: {exc.strerror or exc}"
+    else:
+        detail = str(exc) or type(exc).__name__
+    return (f"the change was written to the ledger (do not repeat it), but the export mirror was not re-rendered: "
+            f"{detail} — once that is fixed, run `memory-custodian export`").replace("\n", " ")
 
 
 class MirrorDebouncer:

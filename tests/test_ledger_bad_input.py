@@ -1,0 +1,219 @@
+"""Bad input to the ledger commands, as users and agents type it: one `error:` line, exit 2, nothing changed.
+
+Bytes that are not UTF-8 (on the command line or piped to `-`), a `--limit` SQLite cannot hold,
+a folder given as a check-in file, a path under a regular file. And a write whose mirror cannot be
+re-rendered: the note landed, so it is acknowledged (exit 0) with one warning line, never a traceback
+that would make an agent write it twice. Real processes, both CLI paths, every file compared byte
+for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_custodian.memory import Memory
+
+FAST = [sys.executable, "-m", "memory_custodian"]  # `remember` and `recall` take the click-free path
+CLICK = [sys.executable, "-c", "import sys; from memory_custodian.cli import main; main(sys.argv[1:])"]
+
+
+def run(base, root: Path, *args, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI with `args` as given (bytes stay bytes: argv that is not UTF-8), output as bytes."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([*base, *args, "--project-root", str(root)], input=stdin, capture_output=True,
+                          cwd=root, env=full_env, timeout=60)
+
+
+def files(root: Path) -> dict[str, bytes]:
+    """Every file of the project but the disposable cache, with its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".cache" not in p.relative_to(root).parts}
+
+
+def refused(proc, *needles: str) -> str:
+    """Exit 2, exactly one `error:` line on stderr naming each needle, no traceback, nothing on stdout."""
+    err = proc.stderr.decode("utf-8")  # the message itself must be printable UTF-8
+    assert "Traceback" not in err, err[-2000:]
+    assert proc.returncode == 2, (proc.returncode, err)
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert proc.stdout == b""
+    return lines[0]
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A project with one note, the mirror enabled (so it is on disk and checked too) and a plain file `afile`."""
+    memory = Memory.open(tmp_path)
+    memory.init()
+    note = memory.remember("hello from the seed note")
+    memory.export_enable()
+    (tmp_path / "afile").write_bytes(b"just a file\n")
+    memory.seed_id = note.id
+    return memory
+
+
+BAD_ARGV = {
+    "remember-text": (["remember", b"bad \xff byte"], "note text is not valid UTF-8 (byte 0xff)"),
+    "remember-text-line": (["remember", b"first line\nsecond \xfe"], "note text is not valid UTF-8 (byte 0xfe on line 2)"),
+    "remember-path": (["remember", "x", "--path", b"src/a\xff.py"], "path 'src/a\\xff.py' is not valid UTF-8"),
+    "remember-title": (["remember", "x", "--title", b"t\xff"], "--title is not valid UTF-8"),
+    "remember-quote": (["remember", "x", "--quote", b"q\xff", "--actor", "agent"], "--quote is not valid UTF-8"),
+    "recall-path": (["recall", "x", "--path", b"\xff"], "path '\\xff' is not valid UTF-8"),
+    "recall-query": (["recall", b"caf\xe9"], "QUERY is not valid UTF-8 (byte 0xe9)"),
+}
+
+
+@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
+@pytest.mark.parametrize("case", sorted(BAD_ARGV))
+def test_argv_that_is_not_utf8_is_refused_by_name(project, base, case):
+    args, message = BAD_ARGV[case]
+    before = files(project.root)
+    refused(run(base, project.root, *args), message, "give it as UTF-8")
+    assert files(project.root) == before
+
+
+@pytest.mark.parametrize("verb", ["revoke", "supersede"])
+def test_reason_that_is_not_utf8_is_refused_by_name(project, verb):
+    args = [verb, project.seed_id, *(["new text"] if verb == "supersede" else []), "--reason", b"r\xff"]
+    before = files(project.root)
+    refused(run(CLICK, project.root, *args), "--reason is not valid UTF-8 (byte 0xff)")
+    assert files(project.root) == before
+
+
+# stdin is decoded strictly in a UTF-8 locale and with surrogateescape in the C locale: both refuse
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
+@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
+def test_stdin_that_is_not_utf8_is_refused_naming_stdin_and_line(project, base, errors):
+    before = files(project.root)
+    proc = run(base, project.root, "remember", "-", stdin=b"caf\xc3\xa9 ok\nLatin-1 caf\xe9\n",
+               env={"PYTHONIOENCODING": f"utf-8:{errors}"})
+    refused(proc, "stdin:2: note text is not valid UTF-8 (byte 0xe9", "as UTF-8")
+    assert files(project.root) == before
+
+
+def test_stdin_refused_for_supersede_too(project):
+    before = files(project.root)
+    proc = run(CLICK, project.root, "supersede", project.seed_id, "-", "--reason", "r", stdin=b"\x80\n")
+    refused(proc, "stdin:1: note text is not valid UTF-8 (byte 0x80")
+    assert files(project.root) == before
+
+
+@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
+@pytest.mark.parametrize("limit", ["9223372036854775807", "1000001"])
+def test_a_limit_too_large_is_refused(project, base, limit):
+    before = files(project.root)
+    for query in ([], ["hello"]):
+        refused(run(base, project.root, "recall", *query, "--limit", limit),
+                f"--limit {limit} is too large; give a number from 0 to 1000000")
+    assert files(project.root) == before
+    proc = run(base, project.root, "recall", "--limit", "1000000")
+    assert proc.returncode == 0 and b"hello from the seed note" in proc.stdout, proc.stderr
+
+
+# digits that str.isdigit() takes and int() does not: superscripts, and more digits than int() converts
+@pytest.mark.parametrize("limit", ["\u00b2", "1\u2075", "9" * 5000], ids=["superscript-2", "superscript-5", "5000-digits"])
+def test_a_limit_int_cannot_read_is_clicks_usage_error_on_the_fast_path_too(project, limit):
+    fast = run(FAST, project.root, "recall", "--limit", limit)
+    slow = run(CLICK, project.root, "recall", "--limit", limit)
+    assert b"Traceback" not in fast.stderr, fast.stderr.decode()[-2000:]
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
+    assert fast.returncode == 2 and b"Invalid value for '--limit'" in fast.stderr
+
+
+def test_checking_in_a_folder_is_refused(project, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("a-folder")
+    before = files(project.root)
+    refused(run(CLICK, project.root, "edit", "--checkin", str(folder)), f"{folder}: is a folder, not a file")
+    refused(run(CLICK, project.root, "edit", "--checkin", str(project.root / "afile" / "x.md")),
+            "file not found (a folder on its path is a file)")
+    assert files(project.root) == before
+
+
+UNDER_A_FILE = {
+    "checkout": ["edit", "--checkout", "afile/x.md"],
+    "checkout-deeper": ["edit", "--checkout", "afile/sub/x.md"],
+    "export": ["export", "--path", "afile/x.md"],
+    "export-deeper": ["export", "--path", "afile/sub/x.md"],
+    "export-check": ["export", "--check", "--path", "afile/x.md"],
+    "export-enable": ["export", "--enable", "--path", "afile/x.md"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNDER_A_FILE))
+def test_a_path_under_a_regular_file_is_refused_before_anything_is_written(project, case):
+    before = files(project.root)
+    line = refused(run(CLICK, project.root, *UNDER_A_FILE[case]),
+                   f"is under {project.root.resolve() / 'afile'}, which is a file, not a folder")
+    assert "x.md" in line
+    assert files(project.root) == before  # config.json above all: the mirror stays where it was
+
+
+def _config_points_under_a_file(project) -> dict:
+    """config.json as a pull request could leave it: the mirror aimed below a regular file."""
+    config = project.memory_dir / "config.json"
+    config.write_text(json.dumps({"export": {"enabled": True, "path": "afile/x.md"}}) + "\n", encoding="utf-8")
+    return files(project.root)
+
+
+def _shards(project) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted((project.memory_dir / "ledger").glob("*.jsonl")))
+
+
+@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
+def test_a_write_whose_mirror_cannot_be_rendered_is_acknowledged_with_one_warning(project, base):
+    before = _config_points_under_a_file(project)
+    proc = run(base, project.root, "remember", "the unique zebra note")
+    err = proc.stderr.decode("utf-8")
+    assert "Traceback" not in err, err[-2000:]
+    assert proc.returncode == 0, err
+    note_id = proc.stdout.decode().strip()
+    assert len(note_id) == 8
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: the change was written to the ledger (do not repeat it)")
+    assert "config.json" in lines[0] and "afile" in lines[0] and "memory-custodian export" in lines[0]
+    assert _shards(project).count(b"\"body\":\"the unique zebra note\"") == 1  # written once
+    after = files(project.root)
+    assert {k: v for k, v in after.items() if "/ledger/" not in k} == \
+        {k: v for k, v in before.items() if "/ledger/" not in k}  # config.json, the old mirror, afile untouched
+
+
+def test_lifecycle_verbs_with_a_broken_mirror_warn_and_exit_0(project):
+    _config_points_under_a_file(project)
+    for args in (["flag-stale", project.seed_id, "--reason", "check it"],
+                 ["supersede", project.seed_id, "the replacement note", "--reason", "newer"]):
+        proc = run(CLICK, project.root, *args)
+        err = proc.stderr.decode("utf-8")
+        assert "Traceback" not in err, err[-2000:]
+        assert proc.returncode == 0, err
+        assert len(err.splitlines()) == 1 and err.startswith("warning: the change was written"), err
+    assert _shards(project).count(b"\"body\":\"the replacement note\"") == 1
+
+
+def test_export_with_a_config_path_under_a_file_names_config_json(project):
+    before = _config_points_under_a_file(project)
+    for args in (["export"], ["export", "--check"]):
+        refused(run(CLICK, project.root, *args), f"{project.memory_dir / 'config.json'}: export path 'afile/x.md'",
+                "memory-custodian export --disable")
+    assert files(project.root) == before
+
+
+def test_atomic_write_under_a_file_reports_the_write_not_the_cleanup(tmp_path):
+    """The temp file's cleanup fails with ENOTDIR too; that must not replace the error of the write."""
+    from memory_custodian import fsutil
+    from memory_custodian.errors import InvalidInput
+
+    (tmp_path / "afile").write_bytes(b"x\n")
+    with pytest.raises(InvalidInput) as info:
+        fsutil.atomic_write(tmp_path / "afile" / "x.md", "text\n")
+    assert info.value.one_line() == (f"{tmp_path / 'afile' / 'x.md'}: a folder on this path is a file; give a path "
+                                     "whose folders are folders — nothing was changed")
+    assert (tmp_path / "afile").read_bytes() == b"x\n"
