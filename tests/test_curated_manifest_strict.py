@@ -198,3 +198,20 @@ def test_error_lines_count_newlines_only(project):
     m = parse_manifest(crlf, complete=True)  # CRLF lines read as their LF twins
     assert [r.module for r in m.routes_for("planning")] == ["brief.md", "decisions.md", "constraints.md", "do-not-use.md"]
     assert m.always[0].line == line_of(text, "- brief.md")
+
+
+def test_writers_keep_a_line_with_a_unicode_line_separator_whole(project):
+    """`enable` and `migrate` rewrite the manifest line by line: a U+2028 inside a line stays
+    there (split on it, it became a real line break in the file)."""
+    text = edit_manifest(project, "Loading map for local project memory.",
+                         "Loading map for local project memory.\u2028Second part\u0085third.")
+    (project / "docs" / "memory" / "areas" / "store.md").write_text("- Every put appends first\n", encoding="utf-8")
+    proc = run_cli("enable", "areas/store", "--path", "src/store/**", "--project-root", str(project))
+    assert proc.returncode == 0, proc.stderr
+    after = manifest_path(project).read_text(encoding="utf-8")
+    kept = "Loading map for local project memory.\u2028Second part\u0085third. Load only"
+    line = text[text.index(kept):].split("\n", 1)[0]
+    assert line in after.split("\n")  # the same line, not broken in two
+    proc = run_cli("migrate", "--project-root", str(project))
+    assert proc.returncode == 0, proc.stderr
+    assert kept in manifest_path(project).read_text(encoding="utf-8")

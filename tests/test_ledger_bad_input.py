@@ -217,3 +217,36 @@ def test_atomic_write_under_a_file_reports_the_write_not_the_cleanup(tmp_path):
     assert info.value.one_line() == (f"{tmp_path / 'afile' / 'x.md'}: a folder on this path is a file; give a path "
                                      "whose folders are folders — nothing was changed")
     assert (tmp_path / "afile").read_bytes() == b"x\n"
+
+
+def test_a_disk_error_while_re_rendering_the_mirror_after_a_checkin_or_forget_is_one_warning(project, monkeypatch,
+                                                                                              capsys):
+    """Disk full cannot be produced here: the render raises ENOSPC by injection. The check-in and
+    the forget have landed, so each says so in one warning line and exits 0 (a failure would make a
+    person check in twice)."""
+    import errno
+
+    from memory_custodian.cli import main
+    from memory_custodian.ledger import text_api
+
+    def disk_full(memory):
+        raise OSError(errno.ENOSPC, "No space left on device", str(project.memory_dir / "MEMORY.md"))
+
+    buffer = project.root / "notes.md"
+    project.edit_checkout(buffer)
+    buffer.write_text(buffer.read_text(encoding="utf-8").replace("hello from the seed note", "hello, edited"),
+                      encoding="utf-8")
+    monkeypatch.setattr(text_api, "refresh_mirror_if_enabled", disk_full)
+    root = str(project.root)
+    for argv, said in ((["edit", "--project-root", root, "--checkin", str(buffer), "--reason", "typo"],
+                        "warning: checked in, but the export mirror was not re-rendered: "),
+                       (["forget", "--project-root", root, "--note", project.seed_id, "--yes"],
+                        "warning: the note was forgotten, but MEMORY.md could not be re-rendered: ")):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        err = capsys.readouterr().err
+        assert done.value.code == 0, err
+        assert err.startswith(said) and "No space left on device" in err and "Traceback" not in err, err
+        assert "memory-custodian export" in err.splitlines()[0]
+    assert b"hello from the seed note" not in _shards(project)  # the forget landed too
+    assert _shards(project).count(b"\"body\":\"hello, edited\"") == 1  # and the check-in, once

@@ -20,12 +20,13 @@ def _refresh(memory) -> None:
     """After a check-in landed, a mirror that cannot be re-rendered is a warning, not a failure:
     saying "nothing changed" would make the person check in twice."""
     from ..errors import CustodianError
-    from ..ledger.text_api import refresh_mirror_if_enabled
+    from ..ledger.text_api import mirror_failure, refresh_mirror_if_enabled
 
     try:
         refresh_mirror_if_enabled(memory)
-    except CustodianError as exc:
-        warn(f"checked in, but the export mirror was not re-rendered: {exc.one_line()}")
+    except (CustodianError, OSError) as exc:  # a disk error too: the check-in itself has landed
+        warn(f"checked in, but the export mirror was not re-rendered: {mirror_failure(exc)} — fix that, then run "
+             "`memory-custodian export`")
 
 
 @click.command()

@@ -43,7 +43,10 @@ def default_trigger(module: str) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    return text.splitlines()
+    # `\n` only, as the manifest parser counts lines: a U+2028 inside a line stays inside it
+    from .manifest import split_lines
+
+    return split_lines(text)
 
 
 def _join(lines: list[str]) -> str:

@@ -14,7 +14,7 @@ from ..errors import InvalidInput, Refused
 from . import index_edit, templates
 from .entries import prepend_dated_item, today
 from .files import curated_files
-from .manifest import TASK_KEYWORDS, parse_manifest
+from .manifest import TASK_KEYWORDS, parse_manifest, split_lines
 from .plans import Plan, Reader
 
 PROTOCOL_HEADING = "## MemoryCustodian Protocol"
@@ -44,7 +44,7 @@ def _template_task_blocks() -> dict[str, str]:
     blocks = {}
     for chunk in section.split("\n### ")[1:]:
         block = "### " + chunk.strip("\n")
-        heading = block.splitlines()[0].casefold()
+        heading = split_lines(block)[0].casefold()
         for task in CANONICAL_ORDER:
             if task not in blocks and any(k in heading for k in TASK_KEYWORDS[task]):
                 blocks[task] = block
@@ -61,7 +61,7 @@ def _template_section(name: str) -> str:
 
 def _protocol(text: str, path: str) -> tuple[str, list[str]]:
     """The manifest with current protocol metadata, and what changed (empty: already current)."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     head = next((i for i, l in enumerate(lines) if l.strip().casefold() == PROTOCOL_HEADING.casefold()), None)
     changes: list[str] = []
     if head is None:
@@ -99,7 +99,7 @@ def _protocol(text: str, path: str) -> tuple[str, list[str]]:
 
 
 def _stamp(text: str) -> str:
-    lines = text.splitlines()
+    lines = split_lines(text)
     head = next(i for i, l in enumerate(lines) if l.strip().casefold() == PROTOCOL_HEADING.casefold())
     label = f"- last_migrated_with: memory-custodian {__version__}"
     for i in range(head + 1, len(lines)):
@@ -124,7 +124,7 @@ def _routes(text: str, path: str) -> tuple[str, list[str]]:
     blocks = _template_task_blocks()
     missing = [t for t in CANONICAL_ORDER if manifest.task_section(t) is None]
     if missing:
-        lines = text.splitlines()
+        lines = split_lines(text)
         start = next((i for i, l in enumerate(lines) if l.strip().casefold() == "## load by task"), None)
         insert = "\n\n".join(blocks[t] for t in missing).splitlines()
         if start is None:
@@ -143,11 +143,11 @@ def _routes(text: str, path: str) -> tuple[str, list[str]]:
 
 def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
     changes = []
-    names = {l.strip()[3:].strip().casefold() for l in text.splitlines() if l.startswith("## ")}
+    names = {l.strip()[3:].strip().casefold() for l in split_lines(text) if l.startswith("## ")}
     if "optional module index" not in names:
         block = _template_section("Optional module index")
         text = index_edit._join(index_edit._insert_section(
-            text.splitlines(), block.splitlines(), ("optional rules", "optional profiles", "area-specific memory",
+            split_lines(text), split_lines(block), ("optional rules", "optional profiles", "area-specific memory",
                                                     "explicit only", "context budget")))
         changes.append("add the optional module index")
     if "explicit only" not in names:

@@ -454,6 +454,12 @@ def mirror_warning(exc: Exception) -> str:
     The write is done and acknowledged (exit 0): an agent that saw a failure would write the note
     again. The line says what went wrong and what to do about the mirror.
     """
+    return (f"the change was written to the ledger (do not repeat it), but the export mirror was not re-rendered: "
+            f"{mirror_failure(exc)} — once that is fixed, run `memory-custodian export`")
+
+
+def mirror_failure(exc: Exception) -> str:
+    """Why a mirror re-render failed, in one line (a CustodianError's own line, or a disk error's path)."""
     from ..errors import CustodianError
 
     if isinstance(exc, CustodianError):
@@ -462,8 +468,7 @@ def mirror_warning(exc: Exception) -> str:
         detail = f"{exc.filename}: {exc.strerror or exc}"
     else:
         detail = str(exc) or type(exc).__name__
-    return (f"the change was written to the ledger (do not repeat it), but the export mirror was not re-rendered: "
-            f"{detail} — once that is fixed, run `memory-custodian export`").replace("\n", " ")
+    return detail.replace("\n", " ")
 
 
 class MirrorDebouncer:
