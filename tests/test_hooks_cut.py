@@ -158,3 +158,24 @@ def test_undecodable_bytes_and_surrogate_paths_do_not_lose_the_output(journal):
     tool = payload("claude", "PreToolUse", root, session_id="other",
                    tool_input={"file_path": f"{root}/src/store/engine\ud83d.py"})
     assert f"[#{note.id}]" in hook(root, "PreToolUse", tool)
+
+
+def test_a_file_of_hundreds_of_entries_is_cut_to_what_fits_and_its_names_are_capped(tmp_path):
+    """A budget that lets 600 decisions load: the hook keeps as many whole entries as fit (not none,
+    which naming every dropped heading would force), names the first dropped ones and counts the
+    rest, pointing to `read --explain` for every name."""
+    memory = Memory.open(tmp_path)
+    memory.init()
+    set_budget(memory, "- decisions.md: 800 tokens max", "- decisions.md: 1000000 tokens max")
+    (memory.memory_dir / "decisions.md").write_text("# Decisions\n\nEntries are newest first.\n\n" + "".join(
+        f"## 2026-11-30 - Decision number {i} about the store\nDecision:\nUse the x{i} variant.\n\n"
+        for i in range(600)))
+    context = hook(tmp_path, "SessionStart", payload("claude", "SessionStart", tmp_path))
+    assert len(context) <= START_MAX_CHARS
+    kept = context.count("## 2026-11-30 - Decision number")
+    assert kept >= 40  # most of the room goes to entries, not to their names
+    said = named(context, "decisions.md")
+    assert said.startswith(f"{600 - kept} of 600 entries: 2026-11-30 - Decision number {kept} about the store; ")
+    assert said.count("; 2026-11-30 - Decision number") == 19  # twenty names, then a count
+    assert said.endswith(f"; and {600 - kept - 20} more (`memory-custodian read --task implementation --explain` "
+                         "names every one)")

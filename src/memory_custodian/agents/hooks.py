@@ -310,14 +310,20 @@ def _fit(order, head: str, tail: str, task: str, limit: int, room: int) -> int:
             started.add(id(part))
             total += len(part.lead) + 2
         sizes.append(total)
-    most = len(order)
-    while most and frame + sizes[most] > room:  # the notice only adds: skip what cannot fit without it
-        most -= 1
-    for kept in range(most, -1, -1):
-        notice = _cut_notice(order[kept:], task, limit)
-        if frame + len(notice) + 2 + sizes[kept] <= room:
-            return kept
-    return 0
+    def fits(kept: int) -> bool:
+        return frame + sizes[kept] + len(_cut_notice(order[kept:], task, limit)) + 2 <= room
+
+    # Keeping one more entry adds its text and takes at most its name (capped, see CUT_NAMES) off
+    # the notice, so what is sent grows with `kept`: the most that fits is found by halving, with
+    # a notice built a dozen times rather than once per entry (quadratic on a big file).
+    lo, hi = 0, len(order)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _cut_notice(dropped, task: str, limit: int) -> str:
@@ -333,13 +339,23 @@ def _cut_notice(dropped, task: str, limit: int) -> str:
     for part, entries in by_part.values():
         refs = [ref for _, ref, _ in entries]
         if any(note_id for _, _, note_id in entries) or part.title.startswith("Ledger"):
-            lines.append(f"- {part.title}: {', '.join(refs)}")  # notes by id: `expand` takes them as they are
+            # notes by id, as `expand` takes them
+            lines.append(f"- {part.title}: {', '.join(refs[:CUT_IDS])}{_more(len(refs) - CUT_IDS, task)}")
         elif len(entries) == len(part.entries):
             lines.append(f"- {part.title}: the whole file ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})")
         else:
             lines.append(f"- {part.title}: {len(entries)} of {len(part.entries)} entries: "
-                         + "; ".join(_short(ref) for ref in refs))
+                         + "; ".join(_short(ref) for ref in refs[:CUT_NAMES]) + _more(len(refs) - CUT_NAMES, task))
     return "\n".join(lines)
+
+
+# Names listed per block of the notice: past these, a count and where every name is (listing
+# hundreds of headings would cost more room than the entries they stand for).
+CUT_IDS, CUT_NAMES = 60, 20
+
+
+def _more(count: int, task: str) -> str:
+    return f"; and {count} more (`memory-custodian read --task {task} --explain` names every one)" if count > 0 else ""
 
 
 def _short(ref: str, width: int = 60) -> str:
