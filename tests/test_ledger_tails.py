@@ -12,8 +12,8 @@ from conftest import run_cli
 from memory_custodian.errors import Corrupt
 from memory_custodian.ledger.index import Index
 from memory_custodian.ledger.store import Ledger, encode_event
-from test_ledger_fold import as_dicts, histories, tmp_memory
-from test_ledger_index import dump
+from test_ledger_fold import histories, tmp_memory
+from test_ledger_index import assert_equals_rebuild_and_replay, dump
 
 
 def cli(root, *args):
@@ -171,15 +171,9 @@ def test_incremental_catch_up_equals_fresh_rebuild_when_newlines_arrive_late(eve
                     fh.write(line)
             result = index.catch_up()
             assert result["mode"] in ("incremental", "current"), result
-        fresh = Index(Ledger(b / "docs" / "memory"))
-        shutil.copytree(ledger.dir, fresh.ledger.dir)
-        fresh.rebuild()
-        assert dump(index) == dump(fresh)
-        rep = ledger.load()
-        assert not [p for p in rep.problems if p.code == "torn-tail"]
-        assert as_dicts(rep.notes) == {n.id: as_dicts({n.id: n})[n.id] for n in index.all_notes()}
+        problems = assert_equals_rebuild_and_replay(index, ledger, b)
+        assert not [p for p in problems if p.code == "torn-tail"]
         index.close()
-        fresh.close()
     finally:
         shutil.rmtree(a)
         shutil.rmtree(b)
