@@ -327,6 +327,8 @@ def _fit(order, head: str, tail: str, task: str, limit: int, room: int) -> int:
 
 
 def _cut_notice(dropped, task: str, limit: int) -> str:
+    from ..curated.reading import short_ref  # loaded already: the pack was read with it
+
     if not dropped:
         return ""
     lines = [f"## Cut to fit the host's limit\n\nThe pack is longer than the {limit} characters this hook may "
@@ -345,7 +347,7 @@ def _cut_notice(dropped, task: str, limit: int) -> str:
             lines.append(f"- {part.title}: the whole file ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})")
         else:
             lines.append(f"- {part.title}: {len(entries)} of {len(part.entries)} entries: "
-                         + "; ".join(_short(ref) for ref in refs[:CUT_NAMES]) + _more(len(refs) - CUT_NAMES, task))
+                         + "; ".join(short_ref(ref) for ref in refs[:CUT_NAMES]) + _more(len(refs) - CUT_NAMES, task))
     return "\n".join(lines)
 
 
@@ -356,10 +358,6 @@ CUT_IDS, CUT_NAMES = 60, 20
 
 def _more(count: int, task: str) -> str:
     return f"; and {count} more (`memory-custodian read --task {task} --explain` names every one)" if count > 0 else ""
-
-
-def _short(ref: str, width: int = 60) -> str:
-    return ref if len(ref) <= width else ref[: width - 1].rstrip() + "…"
 
 
 def _render_cut(head: str, notice: str, tail: str, kept) -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import CustodianError, unreadable
+from ..errors import CustodianError
 from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
+from .reading import readable_errors
 from .templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
@@ -63,41 +64,12 @@ class CheckResult:
 
 
 def _memory_files(memory_dir: Path) -> list[str]:
-    import os
+    from .reading import CURATED_FOLDERS, memory_files
 
-    from .reading import entry_is_file
-
-    names = []
-    for folder in ("", "rules", "profiles", "areas", "archive"):
-        directory = memory_dir / folder if folder else memory_dir
-        try:
-            found = list(os.scandir(directory))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as exc:
-            raise unreadable(directory, exc, "folder") from exc
-        entries = sorted(e.name for e in found if e.name.endswith(".md") and entry_is_file(e))
-        names.extend(f"{folder}/{e}" if folder else e for e in entries)
-    return names
+    return memory_files(memory_dir, CURATED_FOLDERS + ("archive",))
 
 
-def _readable(fn):
-    """Any OSError reading the folder (a symlink loop, a permission) becomes one line naming the path, exit 2."""
-    from functools import wraps
-
-    @wraps(fn)
-    def wrapper(memory):
-        try:
-            return fn(memory)
-        except CustodianError:
-            raise
-        except OSError as exc:
-            raise unreadable(None, exc) from exc
-
-    return wrapper
-
-
-@_readable
+@readable_errors
 def check_memory(memory) -> CheckResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir
@@ -184,7 +156,7 @@ def _file_tokens(text: str) -> int:
 
 
 def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -> None:
-    from .reading import raise_if_unreadable
+    from .reading import raise_if_unreadable, resolve
 
     mpath = f("manifest.md")
     version = manifest.metadata.get("protocol_version")
@@ -224,13 +196,7 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
     routes = list(manifest.always) + [r for s in manifest.task_sections for r in s.routes]
     for route in routes:
         path = memory_dir.joinpath(*route.module.split("/"))
-        try:
-            target = path.resolve()
-        except RuntimeError as exc:  # Python < 3.13 raises this for a symlink loop
-            import errno
-
-            raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
-        if base not in target.parents:
+        if base not in resolve(path).parents:
             add(Finding(PROBLEM, "route-escapes", mpath, route.line,
                         f"{route.module} leaves the memory folder through a symlink; replace the link with a real file"))
         elif route.required and not path.is_file():
@@ -296,7 +262,7 @@ class StatusResult:
         return "\n".join(out) + "\n"
 
 
-@_readable
+@readable_errors
 def status_memory(memory) -> StatusResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir

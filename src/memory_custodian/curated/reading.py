@@ -209,19 +209,22 @@ def _resolve_inside(memory_dir: Path, module: str, manifest: Manifest) -> Path:
     for part in module.split("/"):
         current = os.path.join(current, part)
         if os.path.islink(current):
-            base = memory_dir.resolve()
-            try:
-                target = Path(current).resolve()
-            except RuntimeError as exc:  # Python < 3.13 raises this for a symlink loop
-                import errno
-
-                raise unreadable(current, OSError(errno.ELOOP, "symlink loop")) from exc
-            if base not in target.parents:
+            if memory_dir.resolve() not in resolve(Path(current)).parents:
                 raise InvalidInput(
                     f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
                     path=manifest.path,
                 )
     return Path(current)
+
+
+def resolve(path: Path) -> Path:
+    """`path.resolve()`, a symlink loop named as one line (Python < 3.13 raises RuntimeError for one)."""
+    try:
+        return path.resolve()
+    except RuntimeError as exc:
+        import errno
+
+        raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
 
 
 def interrupted_write(memory_dir: Path) -> str | None:
@@ -248,19 +251,26 @@ def load_manifest(memory_dir: Path) -> Manifest:
     return parse_manifest(read_utf8(path), str(path))
 
 
+def readable_errors(fn):
+    """Any OSError reading the memory folder (a symlink loop, a permission, a folder where a file
+    was) becomes one line naming the path, exit 2, not a traceback: for `read`, `check`, `status`."""
+    from functools import wraps
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CustodianError:
+            raise
+        except OSError as exc:
+            raise unreadable(None, exc) from exc
+
+    return wrapper
+
+
+@readable_errors
 def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
               names_only: bool = False, strict: bool = False, ledger: bool = True) -> ReadResult:
-    try:
-        return _read_pack(memory, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
-                          names_only=names_only, strict=strict, ledger=ledger)
-    except CustodianError:
-        raise
-    except OSError as exc:  # a symlink loop, a permission, a folder where a file was: one line, not a traceback
-        raise unreadable(None, exc) from exc
-
-
-def _read_pack(memory, *, task: str, areas, profiles, rules, paths, query: str | None, names_only: bool, strict: bool,
-               ledger: bool) -> ReadResult:
     from ..project import require_memory_dir
 
     memory_dir = require_memory_dir(memory.memory_dir)
@@ -411,11 +421,15 @@ def _read_pack(memory, *, task: str, areas, profiles, rules, paths, query: str |
                       omissions, warnings, rendered, names_only)
 
 
-def _files_on_disk(memory_dir: Path) -> list[str]:
+CURATED_FOLDERS = ("", "rules", "profiles", "areas")
+
+
+def memory_files(memory_dir: Path, folders=CURATED_FOLDERS) -> list[str]:
+    """Every `.md` file in the memory folder and the given subfolders, folder by folder, names sorted."""
     import os
 
     names = []
-    for folder in ("", "rules", "profiles", "areas"):
+    for folder in folders:
         directory = memory_dir / folder if folder else memory_dir
         try:
             found = list(os.scandir(directory))
@@ -424,11 +438,14 @@ def _files_on_disk(memory_dir: Path) -> list[str]:
         except OSError as exc:
             raise unreadable(directory, exc, "folder") from exc
         entries = sorted(e.name for e in found if e.name.endswith(".md") and entry_is_file(e))
-        for entry in entries:
-            if entry in ("manifest.md", "README.md", "MEMORY.md"):
-                continue
-            names.append(f"{folder}/{entry}" if folder else entry)
+        names.extend(f"{folder}/{e}" if folder else e for e in entries)
     return names
+
+
+def _files_on_disk(memory_dir: Path) -> list[str]:
+    """The memory files `read` may route (not the manifest, READMEs or the export mirror)."""
+    return [name for name in memory_files(memory_dir)
+            if name.rsplit("/", 1)[-1] not in ("manifest.md", "README.md", "MEMORY.md")]
 
 
 def raise_if_unreadable(path) -> None:
@@ -451,7 +468,8 @@ def entry_is_file(entry) -> bool:
         raise unreadable(entry.path, exc) from exc
 
 
-def _short(ref: str, width: int = 60) -> str:
+def short_ref(ref: str, width: int = 60) -> str:
+    """An omitted entry's name, cut to `width` characters for a one-line listing."""
     return ref if len(ref) <= width else ref[: width - 1].rstrip() + "…"
 
 
@@ -471,7 +489,7 @@ def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections
     for o in omissions:
         by_module.setdefault((o.module, o.reason), []).append(o.ref)
     for (module, reason), refs in by_module.items():
-        shown = "; ".join(_short(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
+        shown = "; ".join(short_ref(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
         why = OMISSION_TEXT.get(reason, reason.replace("-", " "))
         notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} {why}: {shown}")
     for m in modules:
