@@ -117,9 +117,7 @@ class SessionState:
             # message is no longer the user's last word either.
             self.data["last_message"] = None
             return
-        # a lone surrogate (half an emoji) cannot be written as UTF-8: the save would fail
-        text = text[:MAX_MESSAGE_CHARS].encode("utf-8", "replace").decode("utf-8")
-        self.data["last_message"] = {"text": text, "at": time.time() if now is None else now}
+        self.data["last_message"] = {"text": text[:MAX_MESSAGE_CHARS], "at": time.time() if now is None else now}
 
 
 def _load(path) -> dict:
