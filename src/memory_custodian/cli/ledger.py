@@ -101,9 +101,6 @@ def _verb(method: str, help_text: str):
     @memory_options
     @handle_errors
     def command(note_id, reason, actor, fmt, project_root, memory_dir):
-        from ..ledger.inputs import require_utf8
-
-        require_utf8(reason, "--reason")
         memory = open_memory(project_root, memory_dir)
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
         _refresh_mirror(memory)
@@ -155,10 +152,6 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
 @handle_errors
 def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_root, memory_dir):
     """Ranked index lines of the notes matching QUERY (without QUERY: by priority, then recency)."""
-    from ..ledger.inputs import require_utf8
-
-    if query is not None:
-        require_utf8(query, "QUERY")
     memory = open_memory(project_root, memory_dir)
     result = memory.recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
                            include_all=include_all, ids=fmt == "json")

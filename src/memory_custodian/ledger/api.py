@@ -120,8 +120,11 @@ class LedgerAPI:
     def _lifecycle(self, op: str, note_id, reason, actor, **extra):
         from .fold import apply
         from .model import REASON_ACTORS, REASON_REQUIRED
+        from .inputs import require_utf8
         from .store import _copy
 
+        if isinstance(reason, str):
+            require_utf8(reason, "--reason")
         if op in REASON_REQUIRED and actor in REASON_ACTORS:
             if not isinstance(reason, str) or not reason.strip():
                 raise InvalidInput(f"{op.replace('_', '-')} needs a reason: pass --reason TEXT")

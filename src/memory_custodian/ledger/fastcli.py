@@ -96,10 +96,6 @@ def _refresh_mirror(memory) -> None:
 
 
 def _recall(memory, o) -> None:
-    from .inputs import require_utf8
-
-    if o["args"]:
-        require_utf8(o["args"][0], "QUERY")
     result = memory.recall(o["args"][0] if o["args"] else None, kinds=tuple(o["kinds"]), tags=tuple(o["tags"]),
                            paths=tuple(o["paths"]), states=tuple(o["states"]), limit=o.get("limit", 10),
                            include_all=bool(o.get("include_all")), ids=o["fmt"] == "json")

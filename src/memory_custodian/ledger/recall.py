@@ -352,7 +352,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
     """
     from .ids import now_iso
-    from .inputs import clean_limit, clean_paths, clean_tags, current_branch
+    from .inputs import clean_limit, clean_paths, clean_tags, current_branch, require_utf8
 
     limit = clean_limit(limit)
     if counts not in (True, False, "matched"):
@@ -367,7 +367,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     tags, paths = clean_tags(tags), clean_paths(paths)
     near_paths = clean_paths(near_paths)
     now = now or now_iso()
-    query = query.strip() if isinstance(query, str) and query.strip() else None
+    query = require_utf8(query, "QUERY").strip() if isinstance(query, str) and query.strip() else None
     words = ranking.match_words(query) if query else []
     broad = ranking.build_match(query, paths=tuple(paths), words=words) if query else None
     tiers = [broad] if broad else []  # the narrower tiers only on big ledgers (see _choose_tier)
