@@ -14,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_custodian.agents.fence import fence
-from memory_custodian.agents.hosts import parse_event, project_relative, render_output
+from memory_custodian.agents.hosts import load
 from memory_custodian.agents.quotes import bind_quote, find_shared_span
 from memory_custodian.agents.sessions import open_session, prune_sessions, recent_user_messages
+from memory_custodian.agents.touched import project_relative
 from memory_custodian.errors import InvalidInput
 
 HOSTS = Path(__file__).parent / "fixtures" / "hosts"
@@ -167,7 +168,7 @@ def test_broken_session_file_is_rebuilt(tmp_path):
 
 # ---- hosts ---------------------------------------------------------------------------------------
 
-def load(host: str, event: str, root: Path) -> dict:
+def recorded(host: str, event: str, root: Path) -> dict:
     return json.loads((HOSTS / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
 
 
@@ -180,7 +181,7 @@ def load(host: str, event: str, root: Path) -> dict:
     ("gemini", "AfterTool", "file"), ("gemini", "PreCompress", "compact"),
 ])
 def test_recorded_payloads_parse(tmp_path, host, event, action):
-    hook = parse_event(host, event, load(host, event, tmp_path))
+    hook = load(host).parse_event(event, recorded(host, event, tmp_path))
     assert hook.action == action and hook.session_id and hook.cwd == str(tmp_path)
     if action == "prompt":
         assert hook.prompt.startswith("The payment webhook")
@@ -195,31 +196,31 @@ def test_paths_outside_the_project_are_dropped(tmp_path):
 
 
 def test_non_file_tools_have_no_paths(tmp_path):
-    payload = load("claude", "PreToolUse", tmp_path)
+    payload = recorded("claude", "PreToolUse", tmp_path)
     payload["tool_name"] = "Bash"
-    assert parse_event("claude", "PreToolUse", payload).paths == []
+    assert load("claude").parse_event("PreToolUse", payload).paths == []
 
 
 def test_unknown_event_and_host_are_named():
     with pytest.raises(InvalidInput, match="gemini event 'PreToolUse' is not handled"):
-        parse_event("gemini", "PreToolUse", {})
+        load("gemini").parse_event("PreToolUse", {})
     with pytest.raises(InvalidInput, match="unknown host"):
-        parse_event("cursor", "SessionStart", {})
+        load("cursor").parse_event("SessionStart", {})
 
 
 def test_output_shapes():
-    assert json.loads(render_output("claude", "UserPromptSubmit", "x")) == {
+    assert json.loads(load("claude").render_output("UserPromptSubmit", "x")) == {
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "x"}}
-    assert render_output("claude", "PreCompact", "x") == ""
-    assert render_output("gemini", "PreCompress", "") == "{}"
-    assert render_output("codex", "SessionStart", "") == ""
+    assert load("claude").render_output("PreCompact", "x") == ""
+    assert load("gemini").render_output("PreCompress", "") == "{}"
+    assert load("codex").render_output("SessionStart", "") == ""
 
 
 def test_only_the_mcp_module_imports_mcp_and_nothing_here_imports_click():
     import ast
 
     package = Path(__file__).resolve().parents[1] / "src" / "memory_custodian" / "agents"
-    for path in sorted(package.glob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text())
         roots = set()
         for node in ast.walk(tree):
@@ -262,13 +263,13 @@ def test_control_characters_are_shown_not_passed_on():
 
 def test_codex_patch_and_command_paths(tmp_path):
     patch = "*** Begin Patch\n*** Update File: src/shop/payments.py\n@@\n-a\n+b\n*** Add File: docs/x.md\n*** End Patch"
-    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "apply_patch",
+    hook = load("codex").parse_event("PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "apply_patch",
                                                "tool_input": {"patch": patch}})
     assert hook.paths == ["src/shop/payments.py", "docs/x.md"]
-    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
+    hook = load("codex").parse_event("PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
                                                "tool_input": {"command": ["bash", "-lc", "cat 'src/a b.py' | head -n 5"]}})
     assert "src/a b.py" in hook.paths
-    hook = parse_event("codex", "PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
+    hook = load("codex").parse_event("PreToolUse", {"session_id": "s", "cwd": str(tmp_path), "tool_name": "Bash",
                                                "tool_input": {"command": "python -m pytest tests/test_x.py -k 'a and b'"}})
     assert "tests/test_x.py" in hook.paths and "-k" not in hook.paths
 

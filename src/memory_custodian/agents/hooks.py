@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import sys
 
+from . import hosts
 from .fence import DATA_NOTICE, fence
-from .hosts import HOSTS, parse_event, project_relative, render_output
+from .hosts import HOSTS
+from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
 
 TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
-MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
-START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
 PROMPT_LINES = 5
 PROMPT_BLOCK_CHARS = 2_000  # room kept for the prompt's lines when the pack is re-sent with them
 FILE_NOTES = 5
@@ -31,7 +31,7 @@ RECALL_POINTER = f"More memory: `memory_recall` (MCP) or `memory-custodian recal
 REMEMBER_POINTER = ("Record what the next session must know (a trap tied to files, a finding, a task checkpoint): "
                     "`memory_remember` (MCP) or `memory-custodian remember --actor agent TEXT`.")
 
-USAGE = ("usage: memory-custodian hook [--host claude|codex|gemini] [--project-root DIR] "
+USAGE = (f"usage: memory-custodian hook [--host {'|'.join(HOSTS)}] [--project-root DIR] "
          "[--memory-dir DIR] [--task TASK] EVENT  (host JSON on stdin)")
 
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                        memory_dir=options["--memory-dir"], task=options["--task"])
     except Exception as exc:  # fail open: the agent's session matters more than its memory
         sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
-        out = render_output(host, event, "") if event else ""
+        out = hosts.load(host).render_output(event, "") if event else ""
     if out:
         sys.stdout.write(out + "\n")
         sys.stdout.flush()
@@ -83,7 +83,8 @@ def _one_line(exc: BaseException) -> str:
 
 def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=None, task=None,
              now: float | None = None) -> str:
-    """Handle one hook call; returns what to print on stdout (possibly nothing)."""
+    """Handle one hook call from `host` (a name in `hosts.HOSTS`); returns what to print on stdout
+    (possibly nothing)."""
     import json
 
     from ..errors import InvalidInput
@@ -99,28 +100,34 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
             payload = json.loads(json.dumps(payload, ensure_ascii=False).encode("utf-8", "replace").decode("utf-8"))
     except ValueError as exc:
         raise InvalidInput(f"hook input is not JSON ({exc})") from exc
-    hook = parse_event(host, event, payload)
+    spec = hosts.load(host)
+    hook = spec.parse_event(event, payload)
     memory = _open_memory(project_root, memory_dir, hook.cwd)
     if memory is None:
-        return render_output(host, hook.event, "")  # no memory folder here: nothing to add
+        return spec.render_output(hook.event, "")  # no memory folder here: nothing to add
     from .sessions import open_session
 
     with open_session(memory.memory_dir_str, hook.session_id) as state:
         if hook.action == "start":
-            context = _on_start(memory, state, task or DEFAULT_TASK)
+            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars)
         elif hook.action == "prompt":
-            context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now)
+            context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars)
         elif hook.action == "file":
-            paths = project_relative(hook.paths, memory.root_str, hook.cwd)
-            if host == "codex":  # words of a shell command: only real files count
-                paths = [p for p in paths if os.path.isfile(os.path.join(memory.root_str, p))]
-            context = _on_file(memory, state, paths)
+            context = _on_file(memory, state, _touched(spec, hook, memory.root_str), spec.max_context_chars)
         else:
             # After compaction the host's context no longer holds what we sent: send it again.
             state.forget_injected()
             state.data["repack"] = True
             context = ""
-    return render_output(host, hook.event, context)
+    return spec.render_output(hook.event, context)
+
+
+def _touched(spec, hook, root: str) -> list[str]:
+    """The project files the tool call touches."""
+    from .touched import existing_files, project_relative
+
+    paths = project_relative(hook.paths, root, hook.cwd)
+    return existing_files(paths, root) if spec.existing_files_only else paths
 
 
 def _open_memory(project_root, memory_dir, cwd):
@@ -138,14 +145,14 @@ def _open_memory(project_root, memory_dir, cwd):
 
 # ---- session start: the context pack ---------------------------------------------------------
 
-def _on_start(memory, state, task: str) -> str:
+def _on_start(memory, state, task: str, limit: int) -> str:
     from .sessions import prune_sessions_now_and_then
 
     prune_sessions_now_and_then(memory.memory_dir_str)
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
-    return _pack_block(memory, state, task)
+    return _pack_block(memory, state, task, limit)
 
 
 def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
@@ -371,14 +378,14 @@ def _render_cut(head: str, notice: str, tail: str, kept) -> str:
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
 
-def _on_prompt(memory, state, prompt: str, task: str, now) -> str:
+def _on_prompt(memory, state, prompt: str, task: str, now, limit: int) -> str:
     state.keep_message(prompt, now)
     state.new_turn()
     blocks: list[str] = []
     if state.data.get("repack"):
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
-        blocks.append(_pack_block(memory, state, task, START_MAX_CHARS - PROMPT_BLOCK_CHARS))
+        blocks.append(_pack_block(memory, state, task, limit - PROMPT_BLOCK_CHARS))
     if prompt.strip():
         lines_block = _prompt_lines(memory, state, prompt)
         if lines_block:
@@ -429,7 +436,7 @@ def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], in
 
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
-def _on_file(memory, state, paths: list[str]) -> str:
+def _on_file(memory, state, paths: list[str], limit: int) -> str:
     if not paths:
         return ""
     # An agent reads a file, then edits it, then edits it again: when nothing changed in the
@@ -450,7 +457,7 @@ def _on_file(memory, state, paths: list[str]) -> str:
         return ""
     head = (f"memory-custodian · gotchas recorded for {', '.join(paths[:3])}"
             f"{' and more' if len(paths) > 3 else ''} · {DATA_NOTICE}")
-    body = _cap("\n\n".join(blocks), MAX_CONTEXT_CHARS - 600)
+    body = _cap("\n\n".join(blocks), limit - 600)
     footer = (f"{over} more left out by this turn's memory budget — `memory_recall` with --path to see them."
               if over else "")
     return "\n".join(x for x in (head, fence(body), footer) if x)

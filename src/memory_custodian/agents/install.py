@@ -1,23 +1,24 @@
-"""`init --agent claude|codex|gemini|all` and `--remove`: wire the memory into each host.
+"""`init --agent HOST|all` and `--remove`: wire the memory into each host, as its module declares.
 
 Everything we add is findable again: text snippets sit between our markers, JSON entries carry
 a command starting with `memory-custodian `, the TOML block sits between marker comments. So a
 second run changes nothing and `--remove` takes out exactly what we added. The file as it was
-before our first install is kept in `.cache/agents/`, and when removing leaves the rest of it
-as it was, those exact bytes come back (formatting, key order, trailing newline and all).
+before our first install is kept in `.cache/agents-originals.json`, and when removing leaves the
+rest of it as it was, those exact bytes come back (formatting, key order, trailing newline and all).
+Which files a host gets, and of what kind, is the host module's `files` (see `hosts.adapter.Host`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from ..errors import InvalidInput
-from ..fsutil import atomic_write, ensure_cache_dir, project_lock, read_utf8
+from ..fsutil import atomic_write, cache_dir, project_lock, read_utf8
 from ..project import DEFAULT_MEMORY_DIR
+from ..records import Record
+from . import hosts
 
-AGENTS = ("claude", "codex", "gemini")
 SERVER_NAME = "memory-custodian"
 COMMAND_PREFIX = "memory-custodian "
 
@@ -27,18 +28,6 @@ TOML_BEGIN = "# >>> memory-custodian (managed by `memory-custodian init --agent`
 TOML_END = "# <<< memory-custodian <<<"
 
 ORIGINALS = "agents-originals.json"
-
-# (event, matcher or None) per host, in the order they are written
-HOOK_EVENTS = {
-    "claude": [("SessionStart", None), ("UserPromptSubmit", None),
-               ("PreToolUse", "Edit|Write|MultiEdit|Read|NotebookEdit"), ("PreCompact", None)],
-    "codex": [("SessionStart", None), ("UserPromptSubmit", None),
-              ("PreToolUse", "Bash|shell|apply_patch"), ("PreCompact", None)],
-    "gemini": [("SessionStart", None), ("BeforeAgent", None),
-               ("AfterTool", "read_file|write_file|replace|read_many_files"), ("PreCompress", None)],
-}
-
-ENTRY_FILES = {"claude": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md"}
 
 _SNIPPET = """## Project memory (memory-custodian)
 
@@ -55,21 +44,9 @@ append-only ledger `{mem}/ledger/`. Both reach you as quoted data framed by who 
 - Never edit `{mem}/ledger/*.jsonl` or `{mem}/.cache/` by hand.
 """
 
-_FIRST = {
-    "claude": ("- Hooks inject the context pack at session start, matching notes on each prompt and "
-               "gotchas for the files\n  you touch. If you see no memory context, run "
-               "`memory-custodian read --task implementation` first."),
-    "codex": ("- Before any task, run `memory-custodian read --task implementation` (or `--task planning`) "
-              "and follow\n  its directives; if hooks are enabled they inject the same pack "
-              "at session start."),
-    "gemini": ("- Hooks inject the context pack at session start, matching notes on each prompt and "
-               "gotchas for the files\n  you read or write. If you see no memory context, run "
-               "`memory-custodian read --task implementation` first."),
-}
-
 
 def _rel_memory_dir(memory) -> str:
-    return Path(memory.memory_dir).resolve().relative_to(Path(memory.root).resolve()).as_posix()
+    return os.path.relpath(os.path.realpath(memory.memory_dir_str), os.path.realpath(memory.root_str))
 
 
 def _dir_args(memory) -> list[str]:
@@ -87,7 +64,7 @@ def server_entry(memory) -> dict:
 
 
 def snippet(memory, host: str) -> str:
-    body = _SNIPPET.format(mem=_rel_memory_dir(memory), first=_FIRST[host])
+    body = _SNIPPET.format(mem=_rel_memory_dir(memory), first=hosts.load(host).entry_advice)
     return f"{MD_BEGIN}\n{body}{MD_END}\n"
 
 
@@ -130,16 +107,16 @@ def _without_block(text: str, begin: str, end: str) -> str:
 
 # ---- JSON entries ----------------------------------------------------------------------------
 
-def _load_json(path: Path, text: str | None) -> dict:
+def _load_json(path: str, text: str | None) -> dict:
     if text is None or not text.strip():
         return {}
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise InvalidInput(f"not valid JSON ({exc.msg} at line {exc.lineno}); fix it, then rerun "
-                           "`memory-custodian init --agent`", path=str(path)) from exc
+                           "`memory-custodian init --agent`", path=path) from exc
     if not isinstance(data, dict):
-        raise InvalidInput("expected a JSON object at the top level", path=str(path))
+        raise InvalidInput("expected a JSON object at the top level", path=path)
     return data
 
 
@@ -197,7 +174,9 @@ def _add_hooks(data: dict, memory, host: str) -> dict:
     if hooks is not None and not isinstance(hooks, dict):
         raise InvalidInput('"hooks" is not a JSON object; fix it by hand, then rerun')
     hooks = dict(hooks or {})
-    for event, matcher in HOOK_EVENTS[host]:
+    spec = hosts.load(host)
+    for event in spec.events:
+        matcher = spec.matcher(event)
         group: dict = {"hooks": [{"command": hook_command(memory, host, event), "type": "command"}]}
         if matcher:
             group = {"hooks": group["hooks"], "matcher": matcher}
@@ -260,14 +239,18 @@ def _user_defines_server(text: str) -> bool:
 RESTORE = object()  # _plan_file's answer when the file's pre-install bytes should come back
 
 
-class _Form:
-    """A file's byte-level habits (a BOM, CRLF line ends), so our edits keep them."""
+class Form(Record):
+    """A file's byte-level habits (a BOM, CRLF line ends), so our edits keep them; `text` is the file
+    without them (None: no file)."""
 
-    def __init__(self, raw: str | None):
-        self.bom = bool(raw) and raw.startswith("\ufeff")
-        body = raw[1:] if self.bom else (raw or "")
-        self.crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
-        self.text = None if raw is None else (body.replace("\r\n", "\n") if self.crlf else body)
+    FIELDS = ("bom", "crlf", "text")
+
+    @classmethod
+    def of(cls, raw: str | None) -> "Form":
+        bom = bool(raw) and raw.startswith("\ufeff")
+        body = raw[1:] if bom else (raw or "")
+        crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
+        return cls(bom, crlf, None if raw is None else (body.replace("\r\n", "\n") if crlf else body))
 
     def encode(self, text: str | None) -> str | None:
         if text is None:
@@ -275,44 +258,44 @@ class _Form:
         return ("\ufeff" if self.bom else "") + (text.replace("\n", "\r\n") if self.crlf else text)
 
 
-def _read_raw(path: Path) -> str | None:
+def _read_raw(path: str) -> str | None:
     """A host file exactly as it is (no newline or BOM normalisation: we must give it back intact)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise InvalidInput(f"cannot read ({exc.strerror})", path=str(path)) from exc
+        raise InvalidInput(f"cannot read ({exc.strerror})", path=path) from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8, then rerun", path=str(path)) from exc
+        raise InvalidInput(f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8, then rerun", path=path) from exc
+
+
+def _without_ours(current: str | None, begin: str, end: str, original: str | None, has_original: bool):
+    """A text file's plan on removal: our block taken out (RESTORE when that is the original)."""
+    if current is None:
+        return None
+    new = _without_block(current, begin, end)
+    if has_original and (original or "").rstrip() == new.rstrip():
+        return RESTORE
+    return new if new.strip() else None
 
 
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
                original: str | None, has_original: bool):
     """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
-    path = Path(memory.root) / rel
+    path = os.path.join(memory.root_str, rel)
     if remove and not _contains_ours(path, kind, current):
         return current
     if kind == "md":
         if remove:
-            if current is None:
-                return None
-            new = _without_block(current, MD_BEGIN, MD_END)
-        else:
-            return _with_block(current, snippet(memory, host), MD_BEGIN, MD_END)
-        if has_original and (original or "").rstrip() == new.rstrip():
-            return RESTORE
-        return new if new.strip() else None
+            return _without_ours(current, MD_BEGIN, MD_END, original, has_original)
+        return _with_block(current, snippet(memory, host), MD_BEGIN, MD_END)
     if kind == "toml":
         if remove:
-            if current is None:
-                return None
-            new = _without_block(current, TOML_BEGIN, TOML_END)
-            if has_original and (original or "").rstrip() == new.rstrip():
-                return RESTORE
-            return new if new.strip() else None
+            return _without_ours(current, TOML_BEGIN, TOML_END, original, has_original)
         if current is not None and _user_defines_server(current):
             return current
         return _with_block(current, _toml_block(memory), TOML_BEGIN, TOML_END)
@@ -336,7 +319,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
     return _dump_json(new, current)
 
 
-def _contains_ours(path: Path, kind: str, current: str | None) -> bool:
+def _contains_ours(path: str, kind: str, current: str | None) -> bool:
     if current is None:
         return False
     if kind == "md":
@@ -355,18 +338,10 @@ def _strip_kind(data: dict, kind: str) -> dict:
     return data
 
 
-def _files_for(host: str) -> list[tuple[str, str]]:
-    if host == "claude":
-        return [("CLAUDE.md", "md"), (".claude/settings.json", "hooks"), (".mcp.json", "server")]
-    if host == "codex":
-        return [("AGENTS.md", "md"), (".codex/hooks.json", "hooks"), (".codex/config.toml", "toml")]
-    return [("GEMINI.md", "md"), (".gemini/settings.json", "hooks+server")]
-
-
-def _load_originals(store_path: Path) -> dict:
+def _load_originals(store_path: str) -> dict:
     """The pre-install bytes we kept. A cache: if it is unreadable, removal still takes out only
     our entries, it just cannot promise the exact original formatting."""
-    if not store_path.is_file():
+    if not os.path.isfile(store_path):
         return {}
     try:
         data = json.loads(read_utf8(store_path))
@@ -375,8 +350,8 @@ def _load_originals(store_path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _confined(root: Path, rel: str) -> Path:
-    """`root / rel`, refusing when it or a folder on the way is a symlink.
+def _confined(root: str, rel: str) -> str:
+    """`root/rel`, refusing when it or a folder on the way is a symlink.
 
     A cloned repository can ship `CLAUDE.md -> ~/.ssh/config` or `.claude -> ~/.claude`: reading
     through the link would copy an outside file into the repo, writing through it would change
@@ -386,62 +361,58 @@ def _confined(root: Path, rel: str) -> Path:
     path = root
     parts = rel.split("/")
     for i, part in enumerate(parts):
-        path = path / part
-        if path.is_symlink():
+        path = os.path.join(path, part)
+        if os.path.islink(path):
             try:
                 target = os.readlink(path)
             except OSError:
                 target = "?"
             what = "file" if i == len(parts) - 1 else "folder"
             raise InvalidInput(f"is a symlink (to {target}); `init --agent` does not write through links — "
-                               f"replace it with a real {what}, then rerun", path=str(path))
+                               f"replace it with a real {what}, then rerun", path=path)
     return path
 
 
-def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
+def wanted_hosts(agents) -> list[str]:
+    """The host names `agents` asks for ("all" is every host), each once, in order."""
+    names: list[str] = []
+    for agent in agents or ():
+        value = str(agent).strip().casefold()
+        if value == "all":
+            names.extend(hosts.HOSTS)
+        elif value in hosts.HOSTS:
+            names.append(value)
+        else:
+            raise InvalidInput(f"unknown agent {agent!r}; use one of: {', '.join(hosts.HOSTS)}, all")
+    return list(dict.fromkeys(names))
+
+
+def install_agents(memory, agents: list[str], remove: bool = False) -> "InstallReport":
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
     Returns {"action", "agents", "changed": [paths], "unchanged": [paths], "removed": [paths]}.
     Nothing is written unless every file involved could be read and planned.
     """
-    wanted: list[str] = []
-    for agent in agents:
-        names = AGENTS if agent == "all" else (agent,)
-        for name in names:
-            if name not in AGENTS:
-                raise InvalidInput(f"unknown agent {agent!r}; use claude, codex, gemini or all")
-            if name not in wanted:
-                wanted.append(name)
+    wanted = wanted_hosts(agents)
     if not wanted:
-        raise InvalidInput("no agent given; use --agent claude|codex|gemini|all")
-    root = Path(memory.root)
-    with project_lock(memory.memory_dir):
-        store_path = ensure_cache_dir(memory.memory_dir) / ORIGINALS
+        raise InvalidInput(f"no agent given; use one of: {', '.join(hosts.HOSTS)}, all")
+    root = memory.root_str
+    with project_lock(memory.memory_dir_str):
+        store_path = os.path.join(cache_dir(memory.memory_dir_str), ORIGINALS)
         originals = _load_originals(store_path)
-        plans: list[tuple[str, str | None, str | None]] = []
-        for host in wanted:
-            for rel, kind in _files_for(host):
-                path = _confined(root, rel)
-                current = _read_raw(path) if path.is_file() else None
-                form = _Form(current)
-                has_original = rel in originals
-                original = originals.get(rel)
-                planned = _plan_file(memory, rel, kind, host, remove, form.text, _Form(original).text, has_original)
-                new = original if planned is RESTORE else form.encode(planned)
-                plans.append((rel, current, new))
-                if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
-                    originals[rel] = current  # the file as it was before we first touched it
+        plans = [_plan(memory, host, rel, kind, remove, originals)
+                 for host in wanted for rel, kind in hosts.load(host).files]
         changed, unchanged, removed = [], [], []
         for rel, current, new in plans:
-            path = root / rel
+            path = os.path.join(root, rel)
             if new == current:
                 unchanged.append(rel)
             elif new is None:
-                path.unlink()
+                os.unlink(path)
                 removed.append(rel)
-                parent = path.parent
-                if parent != root and parent.is_dir() and not any(parent.iterdir()):
-                    parent.rmdir()
+                parent = os.path.dirname(path)
+                if parent != root and os.path.isdir(parent) and not os.listdir(parent):
+                    os.rmdir(parent)
             else:
                 atomic_write(path, new)
                 changed.append(rel)
@@ -450,30 +421,28 @@ def install_agents(memory, agents: list[str], remove: bool = False) -> dict:
                 originals.pop(rel, None)
         if originals:
             atomic_write(store_path, json.dumps(originals, sort_keys=True, ensure_ascii=False, indent=1) + "\n")
-        elif store_path.exists():
-            store_path.unlink()
+        elif os.path.exists(store_path):
+            os.unlink(store_path)
     return InstallReport(action="remove" if remove else "install", agents=wanted, changed=sorted(changed),
                          removed=sorted(removed), unchanged=sorted(unchanged))
 
 
-HOST_HINTS = {
-    "claude": "claude: approve the project MCP server when Claude Code asks (it reads .mcp.json)",
-    "codex": ("codex: hooks need a recent Codex with hooks enabled ([features] hooks = true in "
-              "~/.codex/config.toml on older versions); AGENTS.md tells the agent to run `read` otherwise"),
-    "gemini": "gemini: hooks need a Gemini CLI with hooks support; see docs/hosts/gemini.md",
-}
+def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict):
+    """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
+    path = _confined(memory.root_str, rel)
+    current = _read_raw(path) if os.path.isfile(path) else None
+    form = Form.of(current)
+    has_original = rel in originals
+    original = originals.get(rel)
+    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original)
+    new = original if planned is RESTORE else form.encode(planned)
+    if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
+        originals[rel] = current  # the file as it was before we first touched it
+    return rel, current, new
 
 
 class InstallReport(dict):
-    """The install/remove report: a plain dict (for JSON) that can also print itself."""
+    """The install/remove report: a plain dict, as `init --format json` prints it."""
 
     def to_dict(self) -> dict:
         return dict(self)
-
-    def lines(self) -> list[str]:
-        verb = {"changed": "updated" if self["action"] == "install" else "cleaned",
-                "removed": "removed", "unchanged": "unchanged"}
-        out = [f"{verb[key]:9} {path}" for key in ("changed", "removed", "unchanged") for path in self[key]]
-        if self["action"] == "install":
-            out += [f"note: {HOST_HINTS[a]}" for a in self["agents"]]
-        return out

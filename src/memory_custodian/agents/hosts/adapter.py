@@ -1,0 +1,110 @@
+"""What a host module declares (a `Host` record), and the hook wire shape the three hosts share.
+
+Claude Code, Codex and Gemini CLI all pass a JSON object on stdin with `session_id`, `cwd` and
+`hook_event_name`, and read `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`
+from stdout; they differ in event names, in how a tool names the file it touches and in the
+files `init --agent` writes. A host with another wire shape subclasses `Host` and overrides
+`parse_event` and `render_output`. The recorded payloads in `tests/fixtures/hosts/` pin the
+shapes; `docs/hosts/*.md` say where they come from and what is assumed.
+"""
+
+from __future__ import annotations
+
+from ...errors import InvalidInput
+from ...records import Factory, Record
+
+MAX_PATHS = 8  # file paths taken from one tool call
+START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
+MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
+
+
+class HookEvent(Record):
+    """One hook call, reduced to what we act on: `event` is the host's own name for it, `action`
+    what we do there (start | prompt | file | compact), `source` how a session started (startup |
+    resume | clear | compact), `paths` the candidate file paths as the tool named them."""
+
+    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths")
+    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list)}
+
+
+def unique(paths: list[str]) -> list[str]:
+    """`paths` in order, each once."""
+    seen: set[str] = set()
+    return [p for p in paths if not (p in seen or seen.add(p))]
+
+
+def named_paths(tool_input: dict) -> list[str]:
+    """The paths a file tool names in its arguments (every host's file tools use these keys)."""
+    found: list[str] = []
+    for key in ("file_path", "notebook_path", "absolute_path", "path"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value:
+            found.append(value)
+    paths = tool_input.get("paths")
+    if isinstance(paths, list):
+        found.extend(p for p in paths if isinstance(p, str) and p)
+    return unique(found)
+
+
+class Host(Record):
+    """Everything about one agent host.
+
+    events: host event name -> what we do at it (start | prompt | file | compact), in the order the
+        installed hook configuration lists them.
+    context_events: the events whose output may carry context.
+    file_tools: tools whose file arguments get those files' gotchas; the installed matcher of the
+        `file` event names exactly these.
+    tool_paths: tool_input -> the paths the tool touches. existing_files_only: those paths are
+        guesses (words of a shell command), so only files that exist count.
+    empty_output: what to print when there is nothing to add.
+    start_max_chars, max_context_chars: the most the session-start pack and a prompt or file hook
+        may send.
+    files: what `init --agent` writes, as (path from the project root, kind); kinds: "md" (the
+        entry snippet), "hooks" and "server" (JSON entries, "hooks+server" both), "toml" (the MCP
+        server as a TOML table). entry_advice: the snippet's first line of advice, for this host.
+    """
+
+    FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
+              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars")
+    DEFAULTS = {"tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
+                "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS}
+
+    def parse_event(self, event: str, payload: object) -> HookEvent:
+        """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""
+        if not isinstance(payload, dict):
+            raise InvalidInput("hook input is not a JSON object")
+        name = event or str(payload.get("hook_event_name") or "")
+        action = self.events.get(name)
+        if action is None:
+            raise InvalidInput(f"{self.name} event {name!r} is not handled; handled: {', '.join(self.events)}")
+        cwd = payload.get("cwd")
+        hook = HookEvent(self.name, name, action, str(payload.get("session_id") or ""),
+                         cwd if isinstance(cwd, str) and cwd else None)
+        if action == "prompt":
+            prompt = payload.get("prompt")
+            hook.prompt = prompt if isinstance(prompt, str) else ""
+        elif action == "start":
+            source = payload.get("source") or payload.get("trigger")
+            hook.source = source if isinstance(source, str) else None
+        elif action == "file":
+            tool_name = payload.get("tool_name")
+            hook.tool_name = tool_name if isinstance(tool_name, str) else ""
+            tool_input = payload.get("tool_input")
+            if isinstance(tool_input, dict) and hook.tool_name in self.file_tools:
+                hook.paths = self.tool_paths(tool_input)[:MAX_PATHS]
+        return hook
+
+    def render_output(self, event: str, context: str) -> str:
+        """What to print on stdout: the context in the host's shape, or `empty_output`."""
+        if not context or event not in self.context_events:
+            return self.empty_output
+        import json
+
+        return json.dumps(
+            {"hookSpecificOutput": {"additionalContext": context, "hookEventName": event}},
+            sort_keys=True, ensure_ascii=False,
+        )
+
+    def matcher(self, event: str) -> str | None:
+        """The tool matcher the installed hook configuration gives `event`, if any."""
+        return "|".join(self.file_tools) if self.events.get(event) == "file" else None
