@@ -47,3 +47,23 @@ class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
 
     def __repr__(self) -> str:
         return f"Memory({self.root_str!r})"
+
+    def init(self, *, extended: bool = False, agents=(), remove: bool = False):
+        """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
+
+        `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
+        with `remove=True` only those are removed (all hosts' when none is named). Returns an
+        `InitResult`. Here, not in the curated tier: that tier knows nothing of agent hosts.
+        """
+        from .curated.initializing import InitResult, init_memory, memory_rel
+
+        if not agents and not remove:
+            return init_memory(self, extended=extended)
+        from .agents.install import install_agents, wanted_hosts
+
+        hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
+        if remove:
+            return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
+        result = init_memory(self, extended=extended)
+        result.agents = install_agents(self, hosts)
+        return result

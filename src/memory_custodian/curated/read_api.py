@@ -1,4 +1,4 @@
-"""Memory methods for: init, read, check, status (curated read path).
+"""Memory methods for: read, check, status (curated read path).
 
 Each method imports its module on first call, so opening a Memory (hooks do it on every prompt)
 costs nothing for the commands that are not run.
@@ -10,16 +10,6 @@ from __future__ import annotations
 class CuratedReadAPI:
     root: "object"
     memory_dir: "object"
-
-    def init(self, *, extended: bool = False, agents=(), remove: bool = False):
-        """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
-
-        `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
-        with `remove=True` only those are removed. Returns an `InitResult`.
-        """
-        from .initializing import init_memory
-
-        return init_memory(self, extended=extended, agents=agents, remove=remove)
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
              names_only: bool = False, strict: bool = False, ledger: bool = True):
