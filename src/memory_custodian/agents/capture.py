@@ -14,7 +14,7 @@ ACTOR = "agent"
 
 
 def _binding(memory, text: str, quote: str | None) -> QuoteBinding:
-    return bind_quote(text, quote, recent_user_messages(memory.memory_dir))
+    return bind_quote(text, quote, recent_user_messages(memory.memory_dir_str))
 
 
 def remember_as_agent(memory, text: str, *, quote: str | None = None, **fields):

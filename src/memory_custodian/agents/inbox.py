@@ -7,6 +7,8 @@ drops (`memory-custodian add` / `forget`); no changelog entry, since nothing is 
 
 from __future__ import annotations
 
+import os
+
 from ..errors import InvalidInput
 
 MAX_PROPOSAL_CHARS = 600
@@ -39,10 +41,10 @@ def _append_inbox(memory, item: str) -> dict:
     from ..fsutil import atomic_write, project_lock, read_utf8
     from ..project import require_memory_dir
 
-    memory_dir = require_memory_dir(memory.memory_dir)
-    path = memory_dir / "inbox.md"
+    memory_dir = require_memory_dir(memory.memory_dir_str)
+    path = os.path.join(memory_dir, "inbox.md")
     date = today()
     with project_lock(memory_dir):
-        current = read_utf8(path) if path.is_file() else INBOX_HEADER
+        current = read_utf8(path) if os.path.isfile(path) else INBOX_HEADER
         atomic_write(path, prepend_dated_item(current, date, item, drop_line=NO_CANDIDATES))
     return {"date": date, "file": "inbox.md", "item": item}

@@ -8,8 +8,8 @@ note's quote. An explicit quote that the user never said is refused, never trust
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..records import Record
 from .sessions import MAX_MESSAGE_CHARS
 
 MIN_QUOTE_CHARS = 30
@@ -22,11 +22,12 @@ def normalize(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-@dataclass
-class QuoteBinding:
-    provenance: str  # "user-stated" or "agent"
-    quote: str | None
-    refused_reason: str | None = None  # set when an explicit quote was refused
+class QuoteBinding(Record):
+    """How an agent's note is bound: `provenance` "user-stated" (with the user's `quote`) or "agent";
+    `refused_reason` is set when an explicit quote was refused."""
+
+    FIELDS = ("provenance", "quote", "refused_reason")
+    DEFAULTS = {"refused_reason": None}
 
 
 def _fold(text: str) -> str:
