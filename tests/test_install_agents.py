@@ -143,6 +143,16 @@ def test_fresh_project_gets_new_files_and_remove_deletes_them(tmp_path):
     assert not (tmp_path / ".codex").exists() and not (tmp_path / ".gemini").exists()
 
 
+def test_a_second_install_into_fresh_files_changes_nothing(tmp_path):
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# Memory Manifest\n")
+    memory = Memory.open(tmp_path)
+    install_agents(memory, ["all"], remove=False)
+    written = snapshot(tmp_path)
+    assert install_agents(memory, ["all"], remove=False)["changed"] == []  # `.gemini/settings.json` holds both
+    assert snapshot(tmp_path) == written
+
+
 def test_codex_toml_block_appends_after_user_tables(tmp_path):
     memory = make_project(tmp_path)
     install_agents(memory, ["codex"], remove=False)

@@ -316,6 +316,8 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
         new = _add_hooks(new, memory, host)
     if "server" in kind:
         new = _add_server(new, memory)
+    if new == data:  # our entries are there already: keys re-added in another order are no change
+        return current
     return _dump_json(new, current)
 
 
