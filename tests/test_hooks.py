@@ -13,19 +13,22 @@ from hypothesis import strategies as st
 
 from memory_custodian.agents.fence import DATA_NOTICE
 from memory_custodian.agents.hooks import REMEMBER_POINTER, START_MAX_CHARS, TURN_BUDGET_TOKENS, run_hook
+from memory_custodian.agents.hosts import HOSTS, load
 from memory_custodian.agents.recall_view import focus_query
 from memory_custodian.agents.sessions import recent_user_messages
 from memory_custodian.memory import Memory
 
 REPO = Path(__file__).resolve().parents[1]
-HOSTS = REPO / "tests" / "fixtures" / "hosts"
-PROMPT_EVENT = {"claude": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
-FILE_EVENT = {"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "AfterTool"}
-COMPACT_EVENT = {"claude": "PreCompact", "codex": "PreCompact", "gemini": "PreCompress"}
+RECORDED = REPO / "tests" / "fixtures" / "hosts"
+
+
+def event_for(host: str, action: str) -> str:
+    """The host's name for the event where we do `action`."""
+    return next(event for event, what in load(host).events.items() if what == action)
 
 
 def payload(host: str, event: str, root: Path, **changes) -> str:
-    data = json.loads((HOSTS / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
+    data = json.loads((RECORDED / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
     data.update(changes)
     return json.dumps(data)
 
@@ -81,11 +84,11 @@ def test_prompt_hook_exact_output(shop):
     assert recent_user_messages(memory.memory_dir)[0].startswith("The payment webhook retries twice")
 
 
-@pytest.mark.parametrize("host", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("host", HOSTS)
 def test_file_hook_exact_output_per_host(shop, host):
     root, memory, notes = shop
     g = notes["gotcha"]
-    event = FILE_EVENT[host]
+    event = event_for(host, "file")
     out = run_hook(host, event, payload(host, event, root))
     expected = (
         f"memory-custodian · gotchas recorded for src/shop/payments.py · {DATA_NOTICE}\n"
@@ -98,10 +101,11 @@ def test_file_hook_exact_output_per_host(shop, host):
     assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": event, "additionalContext": expected}}
 
 
-@pytest.mark.parametrize("host", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("host", HOSTS)
 def test_session_start_sends_the_pack(shop, host):
     root, memory, notes = shop
-    context = context_of(run_hook(host, "SessionStart", payload(host, "SessionStart", root)), "SessionStart")
+    event = event_for(host, "start")
+    context = context_of(run_hook(host, event, payload(host, event, root)), event)
     assert context.startswith(f"memory-custodian · context pack (task: implementation) · {DATA_NOTICE}\n```memory\n"
                               "# Memory context pack\nTask: implementation\n")
     assert "## brief.md" in context
