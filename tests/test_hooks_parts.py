@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_custodian.agents.fence import fence
-from memory_custodian.agents.hosts import load
+from memory_custodian.agents.hosts import HOSTS, load
 from memory_custodian.agents.quotes import bind_quote, find_shared_span
 from memory_custodian.agents.sessions import open_session, prune_sessions, recent_user_messages
 from memory_custodian.agents.touched import project_relative
 from memory_custodian.errors import InvalidInput
 
-HOSTS = Path(__file__).parent / "fixtures" / "hosts"
+RECORDED = Path(__file__).parent / "fixtures" / "hosts"
 
 
 # ---- fence ---------------------------------------------------------------------------------------
@@ -169,17 +169,11 @@ def test_broken_session_file_is_rebuilt(tmp_path):
 # ---- hosts ---------------------------------------------------------------------------------------
 
 def recorded(host: str, event: str, root: Path) -> dict:
-    return json.loads((HOSTS / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
+    return json.loads((RECORDED / host / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
 
 
 @pytest.mark.parametrize("host,event,action", [
-    ("claude", "SessionStart", "start"), ("claude", "UserPromptSubmit", "prompt"),
-    ("claude", "PreToolUse", "file"), ("claude", "PreCompact", "compact"),
-    ("codex", "SessionStart", "start"), ("codex", "UserPromptSubmit", "prompt"),
-    ("codex", "PreToolUse", "file"), ("codex", "PreCompact", "compact"),
-    ("gemini", "SessionStart", "start"), ("gemini", "BeforeAgent", "prompt"),
-    ("gemini", "AfterTool", "file"), ("gemini", "PreCompress", "compact"),
-])
+    (host, event, action) for host in HOSTS for event, action in load(host).events.items()])
 def test_recorded_payloads_parse(tmp_path, host, event, action):
     hook = load(host).parse_event(event, recorded(host, event, tmp_path))
     assert hook.action == action and hook.session_id and hook.cwd == str(tmp_path)
