@@ -14,7 +14,6 @@ import sys
 
 from . import hosts
 from .fence import DATA_NOTICE, fence
-from .hosts import HOSTS
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
 
 TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
@@ -31,7 +30,7 @@ RECALL_POINTER = f"More memory: `memory_recall` (MCP) or `memory-custodian recal
 REMEMBER_POINTER = ("Record what the next session must know (a trap tied to files, a finding, a task checkpoint): "
                     "`memory_remember` (MCP) or `memory-custodian remember --actor agent TEXT`.")
 
-USAGE = (f"usage: memory-custodian hook [--host {'|'.join(HOSTS)}] [--project-root DIR] "
+USAGE = (f"usage: memory-custodian hook [--host {'|'.join(hosts.HOSTS)}] [--project-root DIR] "
          "[--memory-dir DIR] [--task TASK] EVENT  (host JSON on stdin)")
 
 
@@ -55,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         else:
             event = arg
-    if event is None or options["--host"] not in HOSTS:
+    if event is None or options["--host"] not in hosts.HOSTS:
         sys.stderr.write(f"{USAGE}\n")
         return 2
     host = options["--host"]
