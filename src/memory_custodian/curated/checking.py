@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CustodianError
-from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
+from .routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
 from .reading import readable_errors
 from .templates import CORE_FILES
 

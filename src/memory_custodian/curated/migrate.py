@@ -14,8 +14,9 @@ from ..errors import InvalidInput, Refused
 from . import index_edit, templates
 from .entries import prepend_dated_item, today
 from .files import curated_files
-from .manifest import TASK_KEYWORDS, parse_manifest, split_lines
+from .manifest import parse_manifest, split_lines
 from .plans import Plan, Reader
+from .routing import TASK_KEYWORDS
 
 PROTOCOL_HEADING = "## MemoryCustodian Protocol"
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*$")
