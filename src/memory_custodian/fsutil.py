@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 
-from .errors import Corrupt, CustodianError, InvalidInput, Refused
+from .errors import Corrupt, CustodianError, InvalidInput, Refused, unreadable
 
 CACHE_DIR = ".cache"
 LOCK_FILE = "lock"
@@ -34,6 +35,48 @@ def path_property(attr: str, doc: str) -> property:
         return Path(getattr(self, attr))
 
     return property(get, doc=doc)
+
+
+# What `Path.exists()` and `Path.is_file()` read as "not there"; any other error is raised, so a
+# path that cannot be looked up (no permission, a name too long) is never taken for a missing one.
+_ABSENT_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def _stat(path):
+    """`os.stat(path)`, or None when the path is not there (as `Path.exists()` decides it)."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        if exc.errno not in _ABSENT_ERRNOS:
+            raise
+    except ValueError:  # an embedded NUL: no such file
+        pass
+    return None
+
+
+def exists(path) -> bool:
+    return _stat(path) is not None
+
+
+def is_file(path) -> bool:
+    found = _stat(path)
+    return found is not None and stat.S_ISREG(found.st_mode)
+
+
+def real_path(path) -> str:
+    """`os.path.realpath`, with a symlink loop raised as one line (`realpath` itself passes loops by)."""
+    resolved = os.path.realpath(path)
+    try:
+        os.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
+    return resolved
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether resolved `path` lies strictly inside resolved `folder` (as `folder in path.parents`)."""
+    return path.startswith(os.path.join(folder, ""))
 
 
 def fsync_dir(directory) -> None:

@@ -7,8 +7,6 @@ says `--allow-long`. Adding the same entry twice is a no-op.
 
 from __future__ import annotations
 
-import os
-
 from ..errors import InvalidInput, Refused
 from ..secrets import refuse_secrets
 from ..tokens import estimate_tokens
@@ -84,7 +82,7 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
     reasons = _checked_inputs(text, kind, reasons, scope)
     entry = _entry_for(kind, text, reasons, scope, date, allow_long)
     reader = Reader(memory_dir)
-    manifest_path = os.path.join(os.fspath(memory_dir), "manifest.md")
+    manifest_path = reader.path_of("manifest.md")
     manifest_text = reader.read("manifest.md")
     manifest = parse_manifest(manifest_text, manifest_path)
     base = reader.read(target)

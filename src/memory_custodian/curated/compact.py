@@ -9,8 +9,6 @@ One pass over each file, so 4,000 decisions compact in milliseconds.
 
 from __future__ import annotations
 
-import os
-
 from ..errors import InvalidInput
 from ..records import Factory, Record
 from ..tokens import estimate_tokens
@@ -167,7 +165,7 @@ class Compaction(Record):
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
-    manifest = parse_manifest(manifest_text, os.path.join(os.fspath(memory_dir), "manifest.md"))
+    manifest = parse_manifest(manifest_text, reader.path_of("manifest.md"))
     work = Compaction(reader, manifest, date, archive_oldest)
     files_info = [_compact_file(work, rel) for rel in _targets(memory_dir, reader, target)]
     out, lines = work.out, work.lines
@@ -201,8 +199,7 @@ def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
                 or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
     rel = validate_target(target)
     if reader.read(rel) is None:
-        raise InvalidInput(f"--target {target!r} does not exist in the memory folder",
-                           path=os.path.join(os.fspath(memory_dir), rel))
+        raise InvalidInput(f"--target {target!r} does not exist in the memory folder", path=reader.path_of(rel))
     return [rel]
 
 

@@ -171,7 +171,7 @@ def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
 
 def build_plan(memory_dir) -> Plan:
     reader = Reader(memory_dir)
-    path = str(memory_dir / "manifest.md")
+    path = reader.path_of("manifest.md")
     text = reader.read("manifest.md")
     new, changes = _protocol(text, path)
     new, more = _routes(new, path)

@@ -38,7 +38,7 @@ class Reader:
         """The file's text, or None when it does not exist."""
         if rel in self._cache:
             return self._cache[rel]
-        path = os.path.join(self.memory_dir, rel)
+        path = self.path_of(rel)
         self._inside(path)
         if os.path.isdir(path):
             raise InvalidInput("expected a file, found a folder", path=str(path))
@@ -57,10 +57,12 @@ class Reader:
         self._cache[rel] = text
         return text
 
+    def path_of(self, rel: str) -> str:
+        return os.path.join(self.memory_dir, rel)
+
     def _inside(self, path: str) -> None:
         # a symlinked file or folder must not let a write land outside the memory folder
-        root = os.path.join(os.path.realpath(self.memory_dir), "")
-        if os.path.islink(path) or not os.path.realpath(path).startswith(root):
+        if os.path.islink(path) or not fsutil.inside(os.path.realpath(path), os.path.realpath(self.memory_dir)):
             raise InvalidInput("leaves the memory folder through a symlink; replace the link with a real file "
                                "or folder", path=str(path))
 
