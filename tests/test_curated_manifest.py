@@ -46,7 +46,7 @@ def test_every_alias_is_canonical(alias):
     assert canonical_task(alias.upper()) in CANONICAL_TASKS
 
 
-def test_aliases_named_in_the_issue():
+def test_each_memorycustodian_alias_maps_to_its_task():
     expected = {"architecture": "planning", "refactoring": "planning", "execution": "implementation",
                 "debugging": "implementation", "output": "artifact", "recap": "history", "status": "history",
                 "compact": "maintenance", "forget": "maintenance", "default": "general", "general": "general"}
