@@ -71,19 +71,21 @@ def parse_manifest(text: str, path: str = "manifest.md", *, complete: bool = Fal
     lines = split_lines(text)
     fenced = _fenced_lines(text, lines, manifest.path)
     cursor = Cursor(manifest)
+    reader = None  # how the current section's lines read
     for number, line in enumerate(lines, start=1):
         if fenced[number - 1]:
             continue
         if line.startswith("## "):
             _open_section(cursor, line, number)
+            reader = LINE_READERS.get(cursor.section)
         elif line.startswith("# "):
-            cursor.section = cursor.task = None
+            cursor.section = cursor.task = reader = None
         elif line.startswith("### "):
             _open_subsection(cursor, line, number)
-        elif cursor.section in LINE_READERS:
+        elif reader is not None:
             stripped = line.strip()
             if stripped:
-                LINE_READERS[cursor.section](cursor, line, stripped, number)
+                reader(cursor, line, stripped, number)
     if complete:
         _require_routing_sections(manifest)
     return manifest

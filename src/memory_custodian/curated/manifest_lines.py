@@ -86,7 +86,10 @@ def _route_name(cursor: Cursor, stripped: str, number: int) -> str | None:
         cursor.fail(number, f"route bullet {stripped!r} must name one file, such as `- decisions.md`")
     if name.endswith("/"):
         return None  # a folder is a pointer, never a load (0.9.1 skips these too)
-    return _checked(cursor, number, validate_route_path, name)
+    try:
+        return validate_route_path(name)
+    except InvalidInput as exc:
+        cursor.fail(number, exc.message)
 
 
 def read_always(cursor: Cursor, line: str, stripped: str, number: int) -> None:

