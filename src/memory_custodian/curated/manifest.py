@@ -107,8 +107,9 @@ def _open_section(cursor: Cursor, line: str, number: int) -> None:
     manifest = cursor.manifest
     title = line[3:].strip()
     name = title.strip("#").strip().casefold()
-    if name in SINGLE_SECTIONS and any(seen == name for seen, _ in manifest.sections):
+    if name in SINGLE_SECTIONS and name in cursor.seen_sections:
         cursor.fail(number, f"duplicate `## {title}` section; merge it into the first one")
+    cursor.seen_sections.add(name)
     cursor.section, cursor.task, cursor.kind = name, None, None
     manifest.sections.append((name, number))
     fake = lookalike_of(title)

@@ -27,10 +27,12 @@ _WORD = ASCII_ALNUM | {"_"}
 
 class Cursor(Record):
     """Where the parser is: the `## ` section (casefolded), the current task heading, whether its
-    bullets are required, and the module kind of the current `### Enabled …` subsection."""
+    bullets are required, the module kind of the current `### Enabled …` subsection, and the
+    sections and kinds seen so far."""
 
-    FIELDS = ("manifest", "section", "task", "required", "kind", "seen_kinds")
-    DEFAULTS = {"section": None, "task": None, "required": True, "kind": None, "seen_kinds": Factory(set)}
+    FIELDS = ("manifest", "section", "task", "required", "kind", "seen_sections", "seen_kinds")
+    DEFAULTS = {"section": None, "task": None, "required": True, "kind": None, "seen_sections": Factory(set),
+                "seen_kinds": Factory(set)}
 
     def fail(self, number: int, message: str):
         raise InvalidInput(message, path=self.manifest.path, line=number)
