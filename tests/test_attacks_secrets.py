@@ -123,7 +123,7 @@ CLEAN_CORPUS = [
 # from a key, and a false alarm costs one rewording while a miss leaks a credential.
 FLAGGED_PLACEHOLDERS = ["AKIAIOSFODNN7EXAMPLE is the placeholder key in the AWS docs"]
 
-# False alarms we know of and have reported (bugs-8.md); each is xfailed below so a fix shows.
+# False alarms we know of and have reported; each is xfailed below so a fix shows.
 KNOWN_FALSE_ALARMS: dict[str, str] = {}
 
 

@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 from conftest import MC_FIXTURES
 
 from memory_custodian.curated import globs
-from memory_custodian.curated.manifest import (
+from memory_custodian.curated.manifest import parse_manifest
+from memory_custodian.curated.routing import (
     CANONICAL_TASKS,
     TASK_ALIASES,
     budget_for,
     canonical_task,
-    parse_manifest,
     validate_route_path,
 )
 from memory_custodian.curated.templates import MANIFEST
@@ -46,7 +46,7 @@ def test_every_alias_is_canonical(alias):
     assert canonical_task(alias.upper()) in CANONICAL_TASKS
 
 
-def test_aliases_named_in_the_issue():
+def test_each_memorycustodian_alias_maps_to_its_task():
     expected = {"architecture": "planning", "refactoring": "planning", "execution": "implementation",
                 "debugging": "implementation", "output": "artifact", "recap": "history", "status": "history",
                 "compact": "maintenance", "forget": "maintenance", "default": "general", "general": "general"}
@@ -233,7 +233,8 @@ REGEX_TEXT = st.text(alphabet=st.sampled_from("- `:ab.md0129 tokenTOKENSmaxMAX_\
 def test_string_readers_agree_with_their_regexes(text):
     import re
 
-    from memory_custodian.curated.manifest import _budget_amount, _bullet_path, _field, _safe_segment
+    from memory_custodian.curated.manifest_lines import _budget_amount, _bullet_path, _field
+    from memory_custodian.curated.routing import _safe_segment
 
     m = re.match(r"^- `?([^`\s]+?)`?\s*$", text)
     assert _bullet_path(text) == (m.group(1) if m else None)

@@ -63,7 +63,7 @@ def refused(project: Path, line: int | None, *fragments: str, args=("--task", "p
     return message
 
 
-# ---- #3: metadata under a module-index entry ----------------------------------------------------
+# ---- metadata under a module-index entry ---------------------------------------------------------
 
 BAD_METADATA = [
     ("\t- paths: `src/store/**`", "indented with a tab"),
@@ -122,7 +122,7 @@ def test_free_text_under_an_entry_is_kept_but_check_names_it(project):
             in check.stdout, check.stdout
 
 
-# ---- #5: budgets ---------------------------------------------------------------------------------
+# ---- budgets -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("value", ["20", "2000 max", "2000 tok max", "", "tokens max", "max 300", "1,000 tokens max"])
 def test_unreadable_budget_is_refused_with_the_expected_form(project, value):
@@ -140,7 +140,7 @@ def test_budget_notes_without_numbers_are_still_notes(project):
     assert err.value.line == line_of(text, "- do-not-use.md: 20")
 
 
-# ---- #4: a manifest that cannot route anything ---------------------------------------------------
+# ---- a manifest that cannot route anything -------------------------------------------------------
 
 def test_check_points_at_a_heading_that_nearly_names_a_routing_section(project):
     text = edit_manifest(project, "## Always load\n", "## Always load:\n")
@@ -186,7 +186,7 @@ def test_read_says_out_loud_that_a_manifest_routes_nothing(project, text):
         assert "no `### ` heading under `## Load by task`" not in proc.stdout  # said once, not twice
 
 
-# ---- #10: line numbers -------------------------------------------------------------------------
+# ---- line numbers --------------------------------------------------------------------------------
 
 def test_error_lines_count_newlines_only(project):
     edit_manifest(project, "Loading map for local project memory.",

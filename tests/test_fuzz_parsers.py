@@ -40,8 +40,8 @@ def test_every_target_is_listed():
     assert set(EXAMPLES) == set(fuzz.TARGET_NAMES)
 
 
-# target -> the open bugs-8.md entry it still finds (strict: the xfail flips when it is fixed)
-# (bugs-8.md #18 is found by the full run's 1,500 cases of ledger_remember, not by these 15;
+# target -> the open bug it still finds (strict: the xfail flips when it is fixed)
+# (the absurd-expiry bug is found by the full run's 1,500 cases of ledger_remember, not by these 15;
 # tests/test_nasty_inputs.py::test_absurd_expiry_is_a_clear_error pins it.)
 KNOWN: dict[str, str] = {}
 

@@ -6,7 +6,7 @@ read-modify-write holds the project lock (`.cache/lock`, an flock), re-entrant i
 so a command can call helpers that lock too.
 
 Paths are handled as strings (`os.path`): the prompt hook goes through here on every prompt, and
-importing `pathlib` costs a fresh process 11-14 ms. Callers may pass a `Path` or a string.
+importing `pathlib` costs a fresh process 3-4 ms (measured). Callers may pass a `Path` or a string.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 
-from .errors import Corrupt, CustodianError, InvalidInput, Refused
+from .errors import Corrupt, CustodianError, InvalidInput, Refused, unreadable
 
 CACHE_DIR = ".cache"
 LOCK_FILE = "lock"
@@ -34,6 +35,48 @@ def path_property(attr: str, doc: str) -> property:
         return Path(getattr(self, attr))
 
     return property(get, doc=doc)
+
+
+# What `Path.exists()` and `Path.is_file()` read as "not there"; any other error is raised, so a
+# path that cannot be looked up (no permission, a name too long) is never taken for a missing one.
+_ABSENT_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def _stat(path):
+    """`os.stat(path)`, or None when the path is not there (as `Path.exists()` decides it)."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        if exc.errno not in _ABSENT_ERRNOS:
+            raise
+    except ValueError:  # an embedded NUL: no such file
+        pass
+    return None
+
+
+def exists(path) -> bool:
+    return _stat(path) is not None
+
+
+def is_file(path) -> bool:
+    found = _stat(path)
+    return found is not None and stat.S_ISREG(found.st_mode)
+
+
+def real_path(path) -> str:
+    """`os.path.realpath`, with a symlink loop raised as one line (`realpath` itself passes loops by)."""
+    resolved = os.path.realpath(path)
+    try:
+        os.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
+    return resolved
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether resolved `path` lies strictly inside resolved `folder` (as `folder in path.parents`)."""
+    return path.startswith(os.path.join(folder, ""))
 
 
 def fsync_dir(directory) -> None:
@@ -100,14 +143,14 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
 
 
 def ensure_cache_dir(memory_dir):
-    """`.cache/` is derived and private: owner-only, ignored by git. Returns it as a `Path`."""
+    """`cache_dir` as a `Path`, for callers that join onto it with `/`."""
     from pathlib import Path
 
     return Path(cache_dir(memory_dir))
 
 
 def cache_dir(memory_dir) -> str:
-    """`ensure_cache_dir`, as a string path (no `pathlib` on the hook path)."""
+    """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
     cache = os.path.join(os.fspath(memory_dir), CACHE_DIR)
     if os.path.islink(cache):
         raise Corrupt(

@@ -1,7 +1,7 @@
 """Where a project's memory lives: the project root and its memory folder under `docs/`.
 
 Plain string paths (`os.path`): `Memory.open` runs in every hook process, and importing `pathlib`
-costs a fresh process 11-14 ms. `Path.resolve()` is `os.path.realpath` underneath.
+costs a fresh process 3-4 ms (measured). `Path.resolve()` is `os.path.realpath` underneath.
 """
 
 from __future__ import annotations

@@ -10,60 +10,14 @@ from __future__ import annotations
 import re
 
 from .errors import Refused
+from .records import Record
 
 
-class SecretFinding:
-    """Where a secret was found and what kind, never the secret: immutable, ordered by place.
+class SecretFinding(Record):
+    """Where a secret was found and what kind, never the secret: `line` and `column` are 1-based,
+    `kind` names it ("AWS access key")."""
 
-    A plain class with a dataclass's behaviour (frozen, ordered, hashable): building a dataclass
-    costs every fresh `remember` and every prompt hook a couple of milliseconds.
-    """
-
-    __slots__ = ("line", "column", "kind")
-    __match_args__ = ("line", "column", "kind")
-
-    line: int  # 1-based
-    column: int  # 1-based
-    kind: str  # e.g. "AWS access key"
-
-    def __init__(self, line: int, column: int, kind: str):
-        object.__setattr__(self, "line", line)
-        object.__setattr__(self, "column", column)
-        object.__setattr__(self, "kind", kind)
-
-    def _key(self) -> tuple:
-        return (self.line, self.column, self.kind)
-
-    def __setattr__(self, name, value):
-        from dataclasses import FrozenInstanceError
-
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        from dataclasses import FrozenInstanceError
-
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __repr__(self) -> str:
-        return f"SecretFinding(line={self.line!r}, column={self.column!r}, kind={self.kind!r})"
-
-    def __eq__(self, other):
-        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __lt__(self, other):
-        return self._key() < other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __le__(self, other):
-        return self._key() <= other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __gt__(self, other):
-        return self._key() > other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __ge__(self, other):
-        return self._key() >= other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    FIELDS = ("line", "column", "kind")
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "line": self.line, "column": self.column}
@@ -207,10 +161,10 @@ def scan(text: str) -> list[SecretFinding]:
         kept.append((start, end, kind))
     line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     findings = []
-    for start, _end, kind in kept:
+    for start, _end, kind in kept:  # by offset, so by (line, column)
         line, col = _line_col(text, start, line_starts)
         findings.append(SecretFinding(line=line, column=col, kind=kind))
-    return sorted(findings)
+    return findings
 
 
 def refuse_secrets(text: str, where: str) -> None:

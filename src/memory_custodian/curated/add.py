@@ -19,6 +19,7 @@ from .entries import (
 )
 from .manifest import parse_manifest
 from .plans import Plan, Reader
+from .routing import MODULE_KINDS
 from .units import split_units
 
 
@@ -78,38 +79,12 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
         raise InvalidInput("add needs the entry TEXT; it is empty")
     kind = "tombstone" if kind == "do-not-use" else kind  # MemoryCustodian's alias
     target = resolve_target(kind, name, area)
-    reasons = [r for r in (reasons or []) if r is not None]
-    if reasons and any(not r.strip() for r in reasons):
-        raise InvalidInput("--reason is empty; give the reason text or leave the option out")
-    if (reasons or scope) and kind not in ("decision", "tombstone"):
-        raise InvalidInput(f"--reason and --scope apply to decision and tombstone entries, not {kind}")
-    if scope is not None and not scope.strip():
-        raise InvalidInput("--scope is empty; give the scope or leave the option out")
-    for label, value in [("the text to add", text)] + [(f"--reason #{i}", r) for i, r in enumerate(reasons, 1)] \
-            + ([("--scope", scope)] if scope else []):
-        _check_structure(value, label)
-    refuse_secrets(text, "the text to add")
-    for index, reason in enumerate(reasons, start=1):
-        refuse_secrets(reason, f"--reason #{index}")
-    if scope:
-        refuse_secrets(scope, "--scope")
-
-    if kind == "decision":
-        entry = decision_entry(text, reasons, scope, date)
-        tokens = estimate_tokens(entry)
-        if tokens > DECISION_ENTRY_BUDGET and not allow_long:
-            raise Refused(
-                f"the decision entry is {tokens} tokens, over the {DECISION_ENTRY_BUDGET}-token entry budget — shorten "
-                "Decision to one or two sentences and Reason to one (or pass --allow-long after review); nothing was written"
-            )
-    elif kind == "tombstone":
-        entry = tombstone_entry(text, reasons, scope)
-    else:
-        entry = bullet_entry(text)
-
+    reasons = _checked_inputs(text, kind, reasons, scope)
+    entry = _entry_for(kind, text, reasons, scope, date, allow_long)
     reader = Reader(memory_dir)
+    manifest_path = reader.path_of("manifest.md")
     manifest_text = reader.read("manifest.md")
-    manifest = parse_manifest(manifest_text, str(memory_dir / "manifest.md"))
+    manifest = parse_manifest(manifest_text, manifest_path)
     base = reader.read(target)
     created = base is None
     if created:
@@ -122,26 +97,71 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
         lines.append(f"{target}: the same entry is already there; nothing changed")
         new = base
     else:
-        if kind in ("decision", "tombstone"):
-            new = prepend_entry(base, entry)
-        elif kind == "inbox":
-            new = prepend_dated_item(base, date, text.strip(), drop_line=NO_CANDIDATES)
-        else:
-            new = append_bullet(base, entry)
-        out[target] = new
+        new = out[target] = _with_entry(base, kind, entry, text, date)
         article = "an" if kind[0] in "aeiou" else "a"
         lines.append(f"{target}: {'create with' if created else 'add'} {article} {kind} entry")
-        if target.split("/", 1)[0] in ("rules", "profiles", "areas"):
+        if target.split("/", 1)[0] in MODULE_KINDS:
             indexed = module_edits(manifest_text, target)
             if indexed != manifest_text:
-                parse_manifest(indexed, str(memory_dir / "manifest.md"))
+                parse_manifest(indexed, manifest_path)
                 out["manifest.md"] = indexed
                 lines.append(f"manifest.md: index {target}")
         changelog = reader.read("changelog.md")
         if changelog is not None and target != "changelog.md":
             out["changelog.md"] = entries.changelog_add(changelog, f"Added {kind} memory to {target}.", date)
+    info, warnings = _budget_report(target, new, manifest.budget_for(target))
+    return Plan(
+        command="add",
+        changes=[reader.change(r, n) for r, n in sorted(out.items())],
+        inputs=dict(reader.digests),
+        lines=lines,
+        details={"path": target, "type": kind, "duplicate": duplicate, "budget": info, "warnings": warnings},
+    )
 
-    budget = manifest.budget_for(target)
+
+def _checked_inputs(text: str, kind: str, reasons: list[str], scope: str | None) -> list[str]:
+    """The reasons to write, once the text, reasons and scope are known to be safe, whole entries."""
+    reasons = [r for r in (reasons or []) if r is not None]
+    if reasons and any(not r.strip() for r in reasons):
+        raise InvalidInput("--reason is empty; give the reason text or leave the option out")
+    if (reasons or scope) and kind not in ("decision", "tombstone"):
+        raise InvalidInput(f"--reason and --scope apply to decision and tombstone entries, not {kind}")
+    if scope is not None and not scope.strip():
+        raise InvalidInput("--scope is empty; give the scope or leave the option out")
+    parts = [("the text to add", text)] + [(f"--reason #{i}", r) for i, r in enumerate(reasons, 1)]
+    parts += [("--scope", scope)] if scope else []
+    for label, value in parts:
+        _check_structure(value, label)
+    for label, value in parts:
+        refuse_secrets(value, label)
+    return reasons
+
+
+def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date: str, allow_long: bool) -> str:
+    if kind == "tombstone":
+        return tombstone_entry(text, reasons, scope)
+    if kind != "decision":
+        return bullet_entry(text)
+    entry = decision_entry(text, reasons, scope, date)
+    tokens = estimate_tokens(entry)
+    if tokens > DECISION_ENTRY_BUDGET and not allow_long:
+        raise Refused(
+            f"the decision entry is {tokens} tokens, over the {DECISION_ENTRY_BUDGET}-token entry budget — shorten "
+            "Decision to one or two sentences and Reason to one (or pass --allow-long after review); nothing was written"
+        )
+    return entry
+
+
+def _with_entry(base: str, kind: str, entry: str, text: str, date: str) -> str:
+    if kind in ("decision", "tombstone"):
+        return prepend_entry(base, entry)
+    if kind == "inbox":
+        return prepend_dated_item(base, date, text.strip(), drop_line=NO_CANDIDATES)
+    return append_bullet(base, entry)
+
+
+def _budget_report(target: str, new: str, budget: int | None) -> tuple[dict, list[str]]:
+    """The target's size against its budget, and a warning when it is near or over it."""
     tokens = estimate_tokens(new)
     info = {"path": target, "tokens": tokens, "budget": budget}
     warnings = []
@@ -154,10 +174,4 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
         elif percent >= entries.BUDGET_WARN_PERCENT:
             warnings.append(f"{target} is at {percent}% of its budget ({tokens}/{budget} tokens) — "
                             f"consider `memory-custodian compact --target {target}`")
-    return Plan(
-        command="add",
-        changes=[reader.change(r, n) for r, n in sorted(out.items())],
-        inputs=dict(reader.digests),
-        lines=lines,
-        details={"path": target, "type": kind, "duplicate": duplicate, "budget": info, "warnings": warnings},
-    )
+    return info, warnings

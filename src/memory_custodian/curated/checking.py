@@ -9,30 +9,28 @@ duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-g
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+import os
 
+from .. import fsutil
 from ..errors import CustodianError
-from .manifest import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
+from ..records import Factory, Record
+from .entries import DECISION_ENTRY_BUDGET
+from .routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
 from .reading import readable_errors
 from .templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
 SUPPORTED_PROTOCOLS = ("0.5",)
-DECISION_ENTRY_BUDGET = 120  # MemoryCustodian's soft limit for one decision
 _TEMPLATE_BRIEF_MARKERS = (
     "Replace this paragraph with what the project is",
     "This project uses MemoryCustodian to maintain local, plain-text project memory.",
 )
 
 
-@dataclass
-class Finding:
-    severity: str
-    code: str
-    file: str  # relative to the project root
-    line: int | None
-    message: str
+class Finding(Record):
+    """One finding; `file` is relative to the project root, `line` 1-based or None."""
+
+    FIELDS = ("severity", "code", "file", "line", "message")
 
     def to_dict(self) -> dict:
         return {"severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
@@ -43,11 +41,9 @@ class Finding:
         return f"{where}: {self.severity}: {self.code}: {self.message}"
 
 
-@dataclass
-class CheckResult:
-    memory_dir: str
-    findings: list[Finding] = field(default_factory=list)
-    files_checked: int = 0
+class CheckResult(Record):
+    FIELDS = ("memory_dir", "findings", "files_checked")
+    DEFAULTS = {"findings": Factory(list), "files_checked": 0}
 
     @property
     def problems(self) -> list[Finding]:
@@ -63,10 +59,15 @@ class CheckResult:
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def _memory_files(memory_dir: Path) -> list[str]:
+def _memory_files(memory_dir) -> list[str]:
     from .reading import CURATED_FOLDERS, memory_files
 
     return memory_files(memory_dir, CURATED_FOLDERS + ("archive",))
+
+
+def _shown(memory, memory_dir) -> str:
+    """The memory folder as findings and status name it: relative to the project root, POSIX."""
+    return os.path.relpath(os.fspath(memory_dir), os.fspath(memory.root)).replace(os.sep, "/")
 
 
 @readable_errors
@@ -74,10 +75,10 @@ def check_memory(memory) -> CheckResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir
     from .manifest import parse_manifest
-    from .units import pack, split_units
+    from .units import split_units
 
     memory_dir = require_memory_dir(memory.memory_dir)
-    rel = memory_dir.relative_to(memory.root).as_posix()
+    rel = _shown(memory, memory_dir)
     result = CheckResult(rel)
     add = result.findings.append
 
@@ -85,14 +86,14 @@ def check_memory(memory) -> CheckResult:
         return f"{rel}/{name}"
 
     for name in CORE_FILES:
-        if not (memory_dir / name).is_file():
+        if not fsutil.is_file(os.path.join(memory_dir, name)):
             add(Finding(PROBLEM, "core-missing", f(name), None, "core file is missing — run `memory-custodian init` to recreate it"))
 
     texts: dict[str, str] = {}
     for name in _memory_files(memory_dir):
         result.files_checked += 1
         try:
-            texts[name] = read_utf8(memory_dir / name)
+            texts[name] = read_utf8(os.path.join(memory_dir, name))
         except CustodianError as exc:
             add(Finding(PROBLEM, "not-utf8", f(name), exc.line, exc.message))
             continue
@@ -110,6 +111,28 @@ def check_memory(memory) -> CheckResult:
 
     if manifest is not None:
         _check_manifest(manifest, memory_dir, texts, add, f)
+    _check_sizes(manifest, texts, add, f)
+    from .reading import interrupted_write
+
+    journal = interrupted_write(memory_dir)
+    if journal is not None:
+        add(Finding(PROBLEM, "interrupted-write", f(".cache/journal.json"), None, journal))
+    brief = texts.get("brief.md")
+    if brief is not None and any(marker in brief for marker in _TEMPLATE_BRIEF_MARKERS):
+        add(Finding(WARNING, "uncurated-brief", f("brief.md"), 1,
+                    "brief.md is still the template; describe the project so every task starts from it"))
+    if not fsutil.is_file(os.path.join(memory_dir, ".cache", ".gitignore")):
+        add(Finding(WARNING, "cache-gitignore-missing", f(".cache/.gitignore"), None,
+                    "the derived cache is not git-ignored — run `memory-custodian init` to add it"))
+    result.findings.sort(key=lambda x: (x.file, x.line or 0, x.code, x.message))
+    return result
+
+
+def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
+    """Each file against its budget, and each decision against the one-decision limit."""
+    from ..tokens import estimate_tokens
+    from .units import pack, split_units
+
     for name, text in texts.items():
         if name.startswith("archive/") or name == "manifest.md":
             continue
@@ -127,26 +150,10 @@ def check_memory(memory) -> CheckResult:
                         f"{len(packed.omitted_entries)} entr{'y' if len(packed.omitted_entries) == 1 else 'ies'} from this line on would be omitted — "
                         f"run `memory-custodian compact --target {name}` or raise the budget"))
         if name == "decisions.md":
-            from ..tokens import estimate_tokens
-
             for unit in split_units(text).units:
                 if unit.kind == "section" and estimate_tokens(unit.text) > DECISION_ENTRY_BUDGET:
                     add(Finding(WARNING, "long-entry", f(name), unit.start_line,
                                 f"decision {unit.heading!r} is {estimate_tokens(unit.text)} tokens (> {DECISION_ENTRY_BUDGET}); keep decisions short"))
-    from .reading import interrupted_write
-
-    journal = interrupted_write(memory_dir)
-    if journal is not None:
-        add(Finding(PROBLEM, "interrupted-write", f(".cache/journal.json"), None, journal))
-    brief = texts.get("brief.md")
-    if brief is not None and any(marker in brief for marker in _TEMPLATE_BRIEF_MARKERS):
-        add(Finding(WARNING, "uncurated-brief", f("brief.md"), 1,
-                    "brief.md is still the template; describe the project so every task starts from it"))
-    if not (memory_dir / ".cache" / ".gitignore").is_file():
-        add(Finding(WARNING, "cache-gitignore-missing", f(".cache/.gitignore"), None,
-                    "the derived cache is not git-ignored — run `memory-custodian init` to add it"))
-    result.findings.sort(key=lambda x: (x.file, x.line or 0, x.code, x.message))
-    return result
 
 
 def _file_tokens(text: str) -> int:
@@ -155,8 +162,8 @@ def _file_tokens(text: str) -> int:
     return estimate_tokens(text.strip())
 
 
-def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -> None:
-    from .reading import raise_if_unreadable, resolve
+def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None:
+    from .reading import raise_if_unreadable
 
     mpath = f("manifest.md")
     version = manifest.metadata.get("protocol_version")
@@ -192,21 +199,21 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
                             f"{task} is already served by the heading on line {seen_tasks[task]}; this one is never used for it"))
             else:
                 seen_tasks[task] = section.line
-    base = memory_dir.resolve()
+    base = fsutil.real_path(memory_dir)
     routes = list(manifest.always) + [r for s in manifest.task_sections for r in s.routes]
     for route in routes:
-        path = memory_dir.joinpath(*route.module.split("/"))
-        if base not in resolve(path).parents:
+        path = os.path.join(memory_dir, *route.module.split("/"))
+        if not fsutil.inside(fsutil.real_path(path), base):
             add(Finding(PROBLEM, "route-escapes", mpath, route.line,
                         f"{route.module} leaves the memory folder through a symlink; replace the link with a real file"))
-        elif route.required and not path.is_file():
+        elif route.required and not fsutil.is_file(path):
             raise_if_unreadable(path)
             add(Finding(PROBLEM, "route-missing", mpath, route.line,
                         f"required route {route.module} does not exist; create it or move it under `Load if present:`"))
     indexed = set()
     for entry in manifest.index:
         indexed.add(entry.module)
-        if not (memory_dir / entry.module).is_file():
+        if not fsutil.is_file(os.path.join(memory_dir, entry.module)):
             add(Finding(PROBLEM, "index-missing", mpath, entry.line,
                         f"{entry.module} is in the module index but does not exist; create it or remove the entry"))
     routed = set(manifest.all_routed_modules())
@@ -219,28 +226,16 @@ def _check_manifest(manifest: Manifest, memory_dir: Path, texts: dict, add, f) -
                             f"run `memory-custodian enable {name[:-3]}` or list it under `### Enabled {folder}`"))
 
 
-@dataclass
-class FileStatus:
-    name: str
-    tokens: int
-    budget: int | None
-    entries: int
-    kind: str
-    over_budget: bool
+class FileStatus(Record):
+    FIELDS = ("name", "tokens", "budget", "entries", "kind", "over_budget")
 
     def to_dict(self) -> dict:
         return {"name": self.name, "tokens": self.tokens, "budget": self.budget, "entries": self.entries,
                 "kind": self.kind, "over_budget": self.over_budget}
 
 
-@dataclass
-class StatusResult:
-    memory_dir: str
-    protocol_version: str | None
-    files: list[FileStatus]
-    inbox_items: int
-    archive_files: int
-    missing_core: list[str]
+class StatusResult(Record):
+    FIELDS = ("memory_dir", "protocol_version", "files", "inbox_items", "archive_files", "missing_core")
 
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "protocol_version": self.protocol_version,
@@ -271,7 +266,8 @@ def status_memory(memory) -> StatusResult:
     from .units import split_units
 
     memory_dir = require_memory_dir(memory.memory_dir)
-    manifest = parse_manifest(read_utf8(memory_dir / "manifest.md"), str(memory_dir / "manifest.md"))
+    manifest_path = os.path.join(memory_dir, "manifest.md")
+    manifest = parse_manifest(read_utf8(manifest_path), manifest_path)
     files = []
     archive = 0
     inbox_items = 0
@@ -281,7 +277,7 @@ def status_memory(memory) -> StatusResult:
             continue
         if name.endswith("README.md"):
             continue
-        text = read_utf8(memory_dir / name)
+        text = read_utf8(os.path.join(memory_dir, name))
         document = split_units(text.strip())
         tokens = estimate_tokens(text.strip())
         budget = manifest.budget_for(name)
@@ -290,6 +286,6 @@ def status_memory(memory) -> StatusResult:
             inbox_items = entries
         files.append(FileStatus(name, tokens, budget, entries, document.mode,
                                 budget is not None and tokens > budget))
-    missing = [n for n in CORE_FILES if not (memory_dir / n).is_file()]
-    return StatusResult(memory_dir.relative_to(memory.root).as_posix(), manifest.metadata.get("protocol_version"),
+    missing = [n for n in CORE_FILES if not fsutil.is_file(os.path.join(memory_dir, n))]
+    return StatusResult(_shown(memory, memory_dir), manifest.metadata.get("protocol_version"),
                         files, inbox_items, archive, missing)

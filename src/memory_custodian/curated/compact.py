@@ -10,6 +10,7 @@ One pass over each file, so 4,000 decisions compact in milliseconds.
 from __future__ import annotations
 
 from ..errors import InvalidInput
+from ..records import Factory, Record
 from ..tokens import estimate_tokens
 from . import index_edit
 from .entries import NO_CANDIDATES, module_template, prepend_dated_item
@@ -17,6 +18,7 @@ from .files import curated_files
 from .forget import topic_pattern
 from .manifest import parse_manifest
 from .plans import Plan, Reader
+from .routing import MODULE_KINDS
 from .units import make_unit, serialize, split_units
 
 BULLET_FILES = ("constraints.md", "preferences.md")
@@ -148,112 +150,134 @@ def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
     return kept, archived, total, doc
 
 
+class Compaction(Record):
+    """What a compact plan collects while it goes through the files."""
+
+    FIELDS = ("reader", "manifest", "date", "archive_oldest", "out", "lines", "review", "changelog_messages")
+    DEFAULTS = {"out": Factory(dict), "lines": Factory(list), "review": Factory(list),
+                "changelog_messages": Factory(list)}
+
+    def text_of(self, rel: str) -> str | None:
+        """The file as this plan leaves it so far."""
+        return self.out.get(rel, self.reader.read(rel))
+
+
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
-    manifest = parse_manifest(manifest_text, str(memory_dir / "manifest.md"))
-    if target is not None:
-        rel = validate_target(target)
-        if reader.read(rel) is None:
-            raise InvalidInput(f"--target {target!r} does not exist in the memory folder", path=str(memory_dir / rel))
-        targets = [rel]
-    else:
-        present = curated_files(memory_dir, include_archive=False)
-        targets = [r for r in present if r in ("inbox.md",) + BULLET_FILES + ARCHIVE_FILES
-                   or r.split("/", 1)[0] in ("rules", "profiles", "areas") and not r.endswith("README.md")]
-
-    out: dict[str, str | None] = {}
-    lines: list[str] = []
-    review: list[dict] = []
-    files_info: list[dict] = []
-    changelog_messages: list[str] = []
-    archive_touched = False
-
-    for rel in targets:
-        text = out.get(rel, reader.read(rel)) or ""
-        info = {"path": rel}
-        if rel == "inbox.md":
-            new, dupes, stoned, left = compact_inbox(text, _tombstone_titles(reader))
-            info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left)
-            if dupes:
-                lines.append(f"inbox.md: drop {len(dupes)} exact duplicate item(s)")
-            if stoned:
-                lines.append(f"inbox.md: drop {len(stoned)} item(s) a tombstone already rules out")
-            if left:
-                lines.append(f"inbox.md: {len(left)} candidate(s) to review (promote with `add`, or delete by hand):")
-                lines.extend(f"  - {c}" for c in left)
-                review.extend({"path": rel, "item": c} for c in left)
-            if new != text:
-                out[rel] = new
-                changelog_messages.append(
-                    f"Compacted inbox.md: dropped {len(dupes)} duplicate and {len(stoned)} tombstoned items.")
-        elif rel in ARCHIVE_FILES:
-            budget = manifest.budget_for(rel)
-            if budget is None:
-                lines.append(f"{rel}: unbudgeted; nothing to archive")
-                files_info.append(info)
-                continue
-            kept, archived, total, doc = split_for_budget(text, budget)
-            info.update(tokens=total, budget=budget, archive_candidates=len(archived))
-            if not archived:
-                lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
-                             else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
-                                  "(a single entry is larger than the budget) — shorten it by hand")
-            elif not archive_oldest:
-                lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
-                             f"{len(archived)} oldest entries to archive/{rel[:-3]}-{date}.md — review them first "
-                             "(merge, shorten, or move scoped ones to an area):")
-                lines.extend(f"  - {u.heading}" for u in archived[:20])
-                if len(archived) > 20:
-                    lines.append(f"  - … and {len(archived) - 20} more")
-                review.extend({"path": rel, "item": u.heading} for u in archived)
-            else:
-                new = serialize(doc, kept).rstrip("\n") + "\n"
-                out[rel] = new
-                arel = f"archive/{rel[:-3]}-{date}.md"
-                body = "\n\n".join(u.text.strip("\n") for u in archived)
-                existing = out.get(arel, reader.read(arel))
-                if existing is None:
-                    existing = (f"# Archived Memory: {rel}\n\n## {date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
-                out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
-                archive_touched = True
-                lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
-                             f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
-                changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
-        elif rel in BULLET_FILES or rel.split("/", 1)[0] in ("rules", "profiles", "areas"):
-            new, dropped = dedupe_bullets(text)
-            info.update(duplicates_dropped=len(dropped))
-            if dropped:
-                out[rel] = new
-                lines.append(f"{rel}: drop {len(dropped)} exact duplicate bullet(s)")
-                changelog_messages.append(f"Compacted {rel}: dropped {len(dropped)} duplicate bullets.")
-            budget = manifest.budget_for(rel)
-            tokens = estimate_tokens(new)
-            if budget is not None and tokens > budget:
-                lines.append(f"{rel}: {tokens}/{budget} tokens; still over budget — merge or move bullets by hand")
-        else:
-            lines.append(f"{rel}: compact has nothing mechanical to do here; edit it by hand if it is too long")
-        files_info.append(info)
-
-    if archive_touched:
+    manifest = parse_manifest(manifest_text, reader.path_of("manifest.md"))
+    work = Compaction(reader, manifest, date, archive_oldest)
+    files_info = [_compact_file(work, rel) for rel in _targets(memory_dir, reader, target)]
+    out, lines = work.out, work.lines
+    if any(rel.startswith("archive/") for rel in out):
         if reader.read("archive/README.md") is None:
             out["archive/README.md"] = module_template("archive/README.md", date, memory_rel)
         new_manifest = index_edit.explicit_only(manifest_text, "archive/")
         if new_manifest != manifest_text:
             out["manifest.md"] = new_manifest
-    changelog = out.get("changelog.md", reader.read("changelog.md"))
-    if changelog is not None and changelog_messages:
-        for message in changelog_messages:
+    changelog = work.text_of("changelog.md")
+    if changelog is not None and work.changelog_messages:
+        for message in work.changelog_messages:
             changelog = prepend_dated_item(changelog, date, message)
         out["changelog.md"] = changelog
         lines.append("changelog.md: record the compaction")
     if not any(v is not None for v in out.values()) and not lines:
         lines.append("nothing to compact")
-    changes = [reader.change(rel, new) for rel, new in sorted(out.items())]
     return Plan(
         command=f"compact target={target or '*'} archive_oldest={archive_oldest}",
-        changes=changes,
+        changes=[reader.change(rel, new) for rel, new in sorted(out.items())],
         inputs=dict(reader.digests),
         lines=lines,
-        details={"files": files_info, "review": review},
+        details={"files": files_info, "review": work.review},
     )
+
+
+def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
+    if target is None:
+        present = curated_files(memory_dir, include_archive=False)
+        return [r for r in present if r in ("inbox.md",) + BULLET_FILES + ARCHIVE_FILES
+                or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
+    rel = validate_target(target)
+    if reader.read(rel) is None:
+        raise InvalidInput(f"--target {target!r} does not exist in the memory folder", path=reader.path_of(rel))
+    return [rel]
+
+
+def _compact_file(work: Compaction, rel: str) -> dict:
+    """Plan the compaction of one file; returns what the JSON says about it."""
+    text = work.text_of(rel) or ""
+    info = {"path": rel}
+    if rel == "inbox.md":
+        _compact_inbox_file(work, text, info)
+    elif rel in ARCHIVE_FILES:
+        _archive_oldest(work, rel, text, info)
+    elif rel in BULLET_FILES or rel.split("/", 1)[0] in MODULE_KINDS:
+        _dedupe_file(work, rel, text, info)
+    else:
+        work.lines.append(f"{rel}: compact has nothing mechanical to do here; edit it by hand if it is too long")
+    return info
+
+
+def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
+    new, dupes, stoned, left = compact_inbox(text, _tombstone_titles(work.reader))
+    info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left)
+    lines = work.lines
+    if dupes:
+        lines.append(f"inbox.md: drop {len(dupes)} exact duplicate item(s)")
+    if stoned:
+        lines.append(f"inbox.md: drop {len(stoned)} item(s) a tombstone already rules out")
+    if left:
+        lines.append(f"inbox.md: {len(left)} candidate(s) to review (promote with `add`, or delete by hand):")
+        lines.extend(f"  - {c}" for c in left)
+        work.review.extend({"path": "inbox.md", "item": c} for c in left)
+    if new != text:
+        work.out["inbox.md"] = new
+        work.changelog_messages.append(
+            f"Compacted inbox.md: dropped {len(dupes)} duplicate and {len(stoned)} tombstoned items.")
+
+
+def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
+    """Over budget: list the oldest entries, or (with --archive-oldest) move them to the archive."""
+    lines, date = work.lines, work.date
+    budget = work.manifest.budget_for(rel)
+    if budget is None:
+        lines.append(f"{rel}: unbudgeted; nothing to archive")
+        return
+    kept, archived, total, doc = split_for_budget(text, budget)
+    info.update(tokens=total, budget=budget, archive_candidates=len(archived))
+    if not archived:
+        lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
+                     else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
+                          "(a single entry is larger than the budget) — shorten it by hand")
+    elif not work.archive_oldest:
+        lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
+                     f"{len(archived)} oldest entries to archive/{rel[:-3]}-{date}.md — review them first "
+                     "(merge, shorten, or move scoped ones to an area):")
+        lines.extend(f"  - {u.heading}" for u in archived[:20])
+        if len(archived) > 20:
+            lines.append(f"  - … and {len(archived) - 20} more")
+        work.review.extend({"path": rel, "item": u.heading} for u in archived)
+    else:
+        new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
+        arel = f"archive/{rel[:-3]}-{date}.md"
+        body = "\n\n".join(u.text.strip("\n") for u in archived)
+        existing = work.text_of(arel)
+        if existing is None:
+            existing = (f"# Archived Memory: {rel}\n\n## {date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
+        work.out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
+        lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
+                     f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
+        work.changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
+
+
+def _dedupe_file(work: Compaction, rel: str, text: str, info: dict) -> None:
+    new, dropped = dedupe_bullets(text)
+    info.update(duplicates_dropped=len(dropped))
+    if dropped:
+        work.out[rel] = new
+        work.lines.append(f"{rel}: drop {len(dropped)} exact duplicate bullet(s)")
+        work.changelog_messages.append(f"Compacted {rel}: dropped {len(dropped)} duplicate bullets.")
+    budget = work.manifest.budget_for(rel)
+    tokens = estimate_tokens(new)
+    if budget is not None and tokens > budget:
+        work.lines.append(f"{rel}: {tokens}/{budget} tokens; still over budget — merge or move bullets by hand")

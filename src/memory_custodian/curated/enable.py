@@ -57,7 +57,7 @@ def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel:
         raise InvalidInput("--path applies to areas only, such as: enable areas/store --path 'src/store/**'")
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
-    parse_manifest(manifest_text, str(memory_dir / "manifest.md"))
+    parse_manifest(manifest_text, reader.path_of("manifest.md"))
     out: dict[str, str] = {}
     lines: list[str] = []
     if kind == "simple":
@@ -76,7 +76,7 @@ def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel:
         out[rel] = module_template(rel, date, memory_rel)
         lines.append(f"{rel}: create")
     if manifest != manifest_text:
-        parse_manifest(manifest, str(memory_dir / "manifest.md"))
+        parse_manifest(manifest, reader.path_of("manifest.md"))
         out["manifest.md"] = manifest
         lines.append("manifest.md: " + ("index it" + (f" with paths {', '.join(paths)}" if paths else "")
                                         if kind != "simple" else "route and budget it"))

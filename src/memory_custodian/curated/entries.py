@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from pathlib import PurePosixPath
 
 from ..errors import InvalidInput
 from .units import split_units
@@ -48,7 +47,7 @@ def safe_name(name: str | None, what: str) -> str:
     raw = (name or "").strip()
     if raw.endswith(".md"):
         raw = raw[:-3]
-    if not raw or not SAFE_NAME_RE.match(raw) or ".." in raw or PurePosixPath(raw).name != raw:
+    if not raw or not SAFE_NAME_RE.match(raw) or ".." in raw:  # the pattern already allows no `/`
         raise InvalidInput(
             f"invalid {what} name {name!r}: use letters, digits, '.', '_' and '-' only, such as output or code-style"
         )

@@ -12,10 +12,11 @@ journal or an error. Only the caller's own argument holds it.
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
 
 from ..errors import InvalidInput, Refused
+from ..records import Factory, Record
 from .entries import prepend_entry, prepend_dated_item, module_template, title_of
 from .files import curated_files
 from .plans import Plan, Reader
@@ -37,18 +38,15 @@ def topic_pattern(topic: str) -> re.Pattern:
     return re.compile(r"(?<![A-Za-z0-9_])" + body + r"(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
-@dataclass
-class Removal:
-    start_line: int
-    end_line: int
-    heading: str  # shown only in soft mode
+class Removal(Record):
+    """One removed entry's lines; its `heading` is shown only in soft mode."""
+
+    FIELDS = ("start_line", "end_line", "heading")
 
 
-@dataclass
-class FileResult:
-    path: str
-    new_text: str
-    removals: list[Removal] = field(default_factory=list)
+class FileResult(Record):
+    FIELDS = ("path", "new_text", "removals")
+    DEFAULTS = {"removals": Factory(list)}
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -101,14 +99,20 @@ def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
     return result
 
 
+def _read_loosely(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
 def _count_ledger_mentions(memory_dir, pattern) -> int:
     count = 0
-    ledger = memory_dir / "ledger"
-    for path in sorted(ledger.glob("*.jsonl")) if ledger.is_dir() else []:
-        text = path.read_text(encoding="utf-8", errors="replace")
+    ledger = os.path.join(os.fspath(memory_dir), "ledger")
+    shards = sorted(name for name in os.listdir(ledger) if name.endswith(".jsonl")) if os.path.isdir(ledger) else []
+    for name in shards:
+        text = _read_loosely(os.path.join(ledger, name))
         count += sum(1 for line in text.splitlines() if pattern.search(line))
-    export = memory_dir / "MEMORY.md"
-    if export.is_file() and pattern.search(export.read_text(encoding="utf-8", errors="replace")):
+    export = os.path.join(os.fspath(memory_dir), "MEMORY.md")
+    if os.path.isfile(export) and pattern.search(_read_loosely(export)):
         count += 1
     return count
 
@@ -131,64 +135,21 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
     pattern = topic_pattern(topic)
     private = mode != "soft"
     if not private:
-        from ..secrets import scan
-
-        found = scan(topic)
-        if found:
-            # a soft tombstone names its topic, so it would write the credential into memory
-            raise Refused(f"the topic looks like a{'n' if found[0].kind[0] in 'AEIOU' else ''} {found[0].kind}; "
-                          "a soft forget writes the topic into a tombstone — use --mode hard or --mode purge")
+        _refuse_secret_topic(topic)
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
     hit = pattern.search(manifest_text or "")
     if hit:
         raise _blocked("manifest.md", _line_of(manifest_text, hit.start()), "the manifest")
 
-    files = curated_files(memory_dir, include_archive=(mode == "purge"))
-    results: list[FileResult] = []
-    for rel in files:
-        text = reader.read(rel)
-        if text is None:
-            continue
-        res = _forget_in_text(rel, text, pattern)
-        if res.removals:
-            results.append(res)
+    results = _matching_files(memory_dir, reader, pattern, include_archive=(mode == "purge"))
     removed = sum(len(r.removals) for r in results)
     by_path = {r.path: r.new_text for r in results}
-    archive_mentions = 0
-    if mode != "purge":
-        for rel in curated_files(memory_dir, include_archive=True):
-            if rel.startswith("archive/"):
-                archive_mentions += len(pattern.findall(reader.read(rel) or ""))
-
-    lines: list[str] = []
-    for res in results:
-        for rm in res.removals:
-            where = f"lines {rm.start_line}-{rm.end_line}" if rm.end_line > rm.start_line else f"line {rm.start_line}"
-            lines.append(f"{res.path}: remove {where}" + ("" if private else f": {rm.heading}"))
-
+    archive_mentions = 0 if mode == "purge" else _archive_mentions(memory_dir, reader, pattern)
+    lines = [f"{res.path}: remove {_where(rm)}" + ("" if private else f": {rm.heading}")
+             for res in results for rm in res.removals]
     if removed:
-        if mode in ("soft", "hard"):
-            tomb_rel = "do-not-use.md"
-            base = by_path.get(tomb_rel, reader.read(tomb_rel))
-            if base is None:
-                base = module_template(tomb_rel, date)
-            stone = soft_tombstone(topic, date) if mode == "soft" else hard_tombstone(date)
-            if stone not in base:
-                by_path[tomb_rel] = prepend_entry(base, stone)
-                lines.append(f"{tomb_rel}: add a tombstone" + ("" if private else f": {title_of(topic)}")
-                             + (" that does not name the topic" if private else ""))
-        changelog = by_path.get("changelog.md", reader.read("changelog.md"))
-        if changelog is not None:
-            files_n = len(results)
-            message = {
-                "soft": f"Forgot {title_of(topic)} (soft): removed {removed} entries from {files_n} files; left a tombstone.",
-                "hard": f"Forgot a topic (hard): removed {removed} entries from {files_n} files; left a generic tombstone.",
-                "purge": f"Purged a topic: removed {removed} entries from {files_n} files, archive included; no tombstone kept.",
-            }[mode]
-            by_path["changelog.md"] = prepend_dated_item(changelog, date, message)
-            lines.append("changelog.md: record the change" + ("" if private else f": {message}"))
-
+        lines.extend(_tombstone_and_changelog(reader, by_path, topic, mode, date, removed, len(results)))
     if private:
         # the plan must leave no trace of the topic in what it writes
         for rel, new in by_path.items():
@@ -198,18 +159,7 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
 
     changes = [reader.change(rel, new) for rel, new in sorted(by_path.items())]
     broad = removed >= BROAD_MATCH_UNITS or len(topic.strip()) < MIN_TOPIC_CHARS
-    notes = []
-    if archive_mentions:
-        notes.append(f"archive/ still mentions it {archive_mentions} time(s); --mode purge removes those too")
     ledger_mentions = _count_ledger_mentions(memory_dir, pattern)
-    if ledger_mentions:
-        notes.append(f"the ledger mentions it in {ledger_mentions} place(s); find the notes with `recall` "
-                     "and remove each with `forget --note ID`")
-    if mode == "purge":
-        notes.append("git history and backups still hold it: rewrite history (e.g. git filter-repo) and "
-                     "rotate backups if it must be gone everywhere")
-    elif mode == "hard" and removed:
-        notes.append("git history still holds the removed text")
     plan = Plan(
         command=f"forget --mode {mode}",
         changes=changes,
@@ -218,19 +168,95 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
         details={
             "mode": mode,
             "removed_entries": removed,
-            "files": [
-                {"path": r.path,
-                 "removed": [dict({"start_line": rm.start_line, "end_line": rm.end_line},
-                                  **({} if private else {"heading": rm.heading})) for rm in r.removals]}
-                for r in results
-            ],
+            "files": [{"path": r.path, "removed": [_removal_dict(rm, private) for rm in r.removals]} for r in results],
             "needs_allow_broad_match": broad and not allow_broad_match,
             "broad_match": broad,
             "archive_mentions": archive_mentions,
             "ledger_mentions": ledger_mentions,
-            "notes": notes,
+            "notes": _notes(mode, removed, archive_mentions, ledger_mentions),
         },
     )
     if not removed:
         plan.lines.append("nothing matches; nothing to forget")
     return plan
+
+
+def _refuse_secret_topic(topic: str) -> None:
+    from ..secrets import scan
+
+    found = scan(topic)
+    if found:
+        # a soft tombstone names its topic, so it would write the credential into memory
+        raise Refused(f"the topic looks like a{'n' if found[0].kind[0] in 'AEIOU' else ''} {found[0].kind}; "
+                      "a soft forget writes the topic into a tombstone — use --mode hard or --mode purge")
+
+
+def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_archive: bool) -> list[FileResult]:
+    results = []
+    for rel in curated_files(memory_dir, include_archive=include_archive):
+        text = reader.read(rel)
+        if text is None:
+            continue
+        res = _forget_in_text(rel, text, pattern)
+        if res.removals:
+            results.append(res)
+    return results
+
+
+def _archive_mentions(memory_dir, reader: Reader, pattern: re.Pattern) -> int:
+    return sum(len(pattern.findall(reader.read(rel) or "")) for rel in curated_files(memory_dir, include_archive=True)
+               if rel.startswith("archive/"))
+
+
+def _where(rm: Removal) -> str:
+    return f"lines {rm.start_line}-{rm.end_line}" if rm.end_line > rm.start_line else f"line {rm.start_line}"
+
+
+def _removal_dict(rm: Removal, private: bool) -> dict:
+    out = {"start_line": rm.start_line, "end_line": rm.end_line}
+    if not private:
+        out["heading"] = rm.heading
+    return out
+
+
+def _tombstone_and_changelog(reader: Reader, by_path: dict, topic: str, mode: str, date: str, removed: int,
+                             files_n: int) -> list[str]:
+    """Add the tombstone (soft, hard) and the changelog item to `by_path`; returns their preview lines."""
+    private = mode != "soft"
+    lines = []
+    if mode in ("soft", "hard"):
+        tomb_rel = "do-not-use.md"
+        base = by_path.get(tomb_rel, reader.read(tomb_rel))
+        if base is None:
+            base = module_template(tomb_rel, date)
+        stone = soft_tombstone(topic, date) if mode == "soft" else hard_tombstone(date)
+        if stone not in base:
+            by_path[tomb_rel] = prepend_entry(base, stone)
+            lines.append(f"{tomb_rel}: add a tombstone" + ("" if private else f": {title_of(topic)}")
+                         + (" that does not name the topic" if private else ""))
+    changelog = by_path.get("changelog.md", reader.read("changelog.md"))
+    if changelog is not None:
+        message = {
+            "soft": f"Forgot {title_of(topic)} (soft): removed {removed} entries from {files_n} files; left a tombstone.",
+            "hard": f"Forgot a topic (hard): removed {removed} entries from {files_n} files; left a generic tombstone.",
+            "purge": f"Purged a topic: removed {removed} entries from {files_n} files, archive included; no tombstone kept.",
+        }[mode]
+        by_path["changelog.md"] = prepend_dated_item(changelog, date, message)
+        lines.append("changelog.md: record the change" + ("" if private else f": {message}"))
+    return lines
+
+
+def _notes(mode: str, removed: int, archive_mentions: int, ledger_mentions: int) -> list[str]:
+    """Where the topic may still be, which forget does not reach."""
+    notes = []
+    if archive_mentions:
+        notes.append(f"archive/ still mentions it {archive_mentions} time(s); --mode purge removes those too")
+    if ledger_mentions:
+        notes.append(f"the ledger mentions it in {ledger_mentions} place(s); find the notes with `recall` "
+                     "and remove each with `forget --note ID`")
+    if mode == "purge":
+        notes.append("git history and backups still hold it: rewrite history (e.g. git filter-repo) and "
+                     "rotate backups if it must be gone everywhere")
+    elif mode == "hard" and removed:
+        notes.append("git history still holds the removed text")
+    return notes

@@ -8,10 +8,11 @@ on normalised, project-relative POSIX paths, so `./src\\store.py` and `src/store
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
 
+from .. import fsutil
 from ..errors import InvalidInput
 
 
@@ -58,19 +59,19 @@ def first_match(patterns, path: str) -> str | None:
     return None
 
 
-def normalize_path(value: str, project_root: Path | None = None) -> str:
+def normalize_path(value: str, project_root=None) -> str:
     """A touched path as a project-relative POSIX path; the file need not exist.
 
     `./` and `\\` are normalised; an absolute path is accepted only inside `project_root`.
     `..` segments and paths that leave the project (also through a symlink) are refused.
     """
     raw = str(value).strip().replace("\\", "/")
-    if project_root is not None and (raw.startswith("/") or re.match(r"^[A-Za-z]:/", raw)):
-        root = Path(project_root).resolve()
-        try:
-            raw = Path(raw).resolve().relative_to(root).as_posix()
-        except ValueError:
-            raise InvalidInput(f"--path {value!r} is outside the project root {root}; pass a path relative to it") from None
+    root = os.path.realpath(os.fspath(project_root)) if project_root is not None else None
+    if root is not None and (raw.startswith("/") or re.match(r"^[A-Za-z]:/", raw)):
+        resolved = os.path.realpath(raw)
+        if not _inside(resolved, root):
+            raise InvalidInput(f"--path {value!r} is outside the project root {root}; pass a path relative to it")
+        raw = os.path.relpath(resolved, root).replace(os.sep, "/")
     while raw.startswith("./"):
         raw = raw[2:]
     if not raw or raw == "." or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
@@ -78,13 +79,15 @@ def normalize_path(value: str, project_root: Path | None = None) -> str:
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if not parts or ".." in parts:
         raise InvalidInput(f"--path {value!r} must not contain '..'; pass a path inside the project")
-    if project_root is not None:
-        root = Path(project_root).resolve()
-        nearest = root.joinpath(*parts)
-        while not nearest.exists() and nearest != root:
-            nearest = nearest.parent
-        try:
-            nearest.resolve().relative_to(root)
-        except ValueError:
-            raise InvalidInput(f"--path {value!r} leaves the project through a symlink") from None
-    return PurePosixPath(*parts).as_posix()
+    if root is not None:
+        nearest = os.path.join(root, *parts)
+        while not fsutil.exists(nearest) and nearest != root:
+            nearest = os.path.dirname(nearest)
+        if not _inside(os.path.realpath(nearest), root):
+            raise InvalidInput(f"--path {value!r} leaves the project through a symlink")
+    return "/".join(parts)
+
+
+def _inside(resolved: str, root: str) -> bool:
+    """Whether a resolved path is `root` or below it."""
+    return resolved == root or fsutil.inside(resolved, root)

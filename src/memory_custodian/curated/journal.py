@@ -18,11 +18,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
-from pathlib import Path
 
 from .. import fsutil
 from ..errors import Conflict, Corrupt
+from ..records import Record
 
 JOURNAL_NAME = "journal.json"
 CRASH_ENV = "MEMORY_CUSTODIAN_TEST_CRASH_AFTER_WRITES"
@@ -37,21 +36,20 @@ def digest_text(text: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def digest_file(path: Path) -> str:
+def digest_file(path) -> str:
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return ABSENT
     return hashlib.sha256(raw).hexdigest()
 
 
-@dataclass
-class Change:
-    """One file's new state: `new` is its full text, or None to delete it."""
+class Change(Record):
+    """One file's new state: `path` relative to the memory folder (POSIX), `new` its full text or None
+    to delete it, `old_digest` the digest of the bytes the plan was built from (or ABSENT)."""
 
-    path: str  # relative to the memory folder, POSIX
-    new: str | None
-    old_digest: str  # digest of the bytes the plan was built from, or ABSENT
+    FIELDS = ("path", "new", "old_digest")
 
     @property
     def action(self) -> str:
@@ -60,8 +58,13 @@ class Change:
         return "create" if self.old_digest == ABSENT else "update"
 
 
-def journal_path(memory_dir: Path) -> Path:
-    return Path(memory_dir) / fsutil.CACHE_DIR / JOURNAL_NAME
+def journal_path(memory_dir) -> str:
+    return os.path.join(os.fspath(memory_dir), fsutil.CACHE_DIR, JOURNAL_NAME)
+
+
+def pending(memory_dir) -> bool:
+    """One stat: whether an interrupted plan's journal awaits `recover`."""
+    return os.path.exists(journal_path(memory_dir))
 
 
 def _count_write() -> None:
@@ -74,21 +77,25 @@ def _count_write() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _write_one(memory_dir: Path, change: Change) -> None:
-    target = Path(memory_dir) / change.path
+def _remove(path: str) -> None:
+    """Delete `path` durably (its folder fsynced); a file already gone is fine."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return
+    fsutil.fsync_dir(os.path.dirname(path))
+
+
+def _write_one(memory_dir, change: Change) -> None:
+    target = os.path.join(os.fspath(memory_dir), change.path)
     if change.new is None:
-        try:
-            target.unlink()
-        except FileNotFoundError:
-            pass
-        else:
-            fsutil.fsync_dir(target.parent)
+        _remove(target)
     else:
         fsutil.atomic_write(target, change.new)
     _count_write()
 
 
-def apply_changes(memory_dir: Path, changes: list[Change], label: str) -> None:
+def apply_changes(memory_dir, changes: list[Change], label: str) -> None:
     """Write `changes` so that either all of them land or the next command finishes them.
 
     The caller holds the project lock. `label` names the command in the recovery message; it must
@@ -100,7 +107,7 @@ def apply_changes(memory_dir: Path, changes: list[Change], label: str) -> None:
     if len(changes) == 1:
         _write_one(memory_dir, changes[0])
         return
-    fsutil.ensure_cache_dir(memory_dir)
+    fsutil.cache_dir(memory_dir)
     record = {
         "v": 1,
         "label": label,
@@ -113,11 +120,10 @@ def apply_changes(memory_dir: Path, changes: list[Change], label: str) -> None:
     fsutil.atomic_write(jpath, json.dumps(record, sort_keys=True, ensure_ascii=False), mode=0o600)
     for change in changes:
         _write_one(memory_dir, change)
-    jpath.unlink()
-    fsutil.fsync_dir(jpath.parent)
+    _remove(jpath)
 
 
-def _corrupt(jpath: Path, why: str) -> Corrupt:
+def _corrupt(jpath: str, why: str) -> Corrupt:
     # The journal is the only copy of a plan that may be half-applied: never drop it silently, and
     # never write a file from a journal we cannot fully trust. A person decides (git diff shows
     # what landed), then deletes it.
@@ -128,10 +134,11 @@ def _corrupt(jpath: Path, why: str) -> Corrupt:
     )
 
 
-def _read_journal(memory_dir: Path, jpath: Path) -> tuple[str, list[tuple[str, str | None, str, str]]]:
+def _read_journal(memory_dir, jpath: str) -> tuple[str, list[tuple[str, str | None, str, str]]]:
     """(label, [(path, new, old digest, new digest)]), every field checked before anything is written."""
     try:
-        record = json.loads(jpath.read_bytes().decode("utf-8"))
+        with open(jpath, "rb") as fh:
+            record = json.loads(fh.read().decode("utf-8"))
     except OSError as exc:
         raise _corrupt(jpath, f"cannot read it: {exc.strerror or exc}") from exc
     except ValueError as exc:  # also UnicodeDecodeError
@@ -164,34 +171,34 @@ def _read_journal(memory_dir: Path, jpath: Path) -> tuple[str, list[tuple[str, s
     return label, entries
 
 
-def _safe_target(memory_dir: Path, rel: str) -> bool:
+def _safe_target(memory_dir, rel: str) -> bool:
     """A curated file inside the memory folder: never the ledger or the cache, never through a link."""
-    parts = Path(rel).parts
-    if (not parts or Path(rel).is_absolute() or ".." in parts or "\\" in rel or "\x00" in rel
+    parts = [part for part in rel.split("/") if part not in ("", ".")]  # as PurePosixPath(rel).parts
+    if (not parts or rel.startswith("/") or ".." in parts or "\\" in rel or "\x00" in rel
             or parts[0] in (fsutil.CACHE_DIR, "ledger") or not rel.isprintable()):
         return False
     try:
         rel.encode("utf-8")
-        root = Path(memory_dir).resolve()
-        path = Path(memory_dir) / rel
-        return not path.is_symlink() and not path.is_dir() and root in path.resolve().parents
+        path = os.path.join(os.fspath(memory_dir), *parts)
+        return (not os.path.islink(path) and not os.path.isdir(path)
+                and fsutil.inside(os.path.realpath(path), os.path.realpath(memory_dir)))
     except (OSError, ValueError):
         return False
 
 
-def recover(memory_dir: Path) -> str | None:
+def recover(memory_dir) -> str | None:
     """Finish a plan an interrupted command left behind; return what was done, or None.
 
     The caller holds the project lock. A file changed by hand since the crash (neither its old
     nor its new state) is not overwritten: the command is refused until a person decides.
     """
     jpath = journal_path(memory_dir)
-    if not jpath.exists():
+    if not os.path.exists(jpath):
         return None
     label, entries = _read_journal(memory_dir, jpath)
     pending: list[Change] = []
     for rel, new, old, new_digest in entries:
-        current = digest_file(Path(memory_dir) / rel)
+        current = digest_file(os.path.join(os.fspath(memory_dir), rel))
         if current == new_digest:
             continue
         if current != old:
@@ -203,8 +210,7 @@ def recover(memory_dir: Path) -> str | None:
         pending.append(Change(rel, new, old))
     for change in pending:
         _write_one(memory_dir, change)
-    jpath.unlink()
-    fsutil.fsync_dir(jpath.parent)
+    _remove(jpath)
     done = len(entries) - len(pending)
     return (
         f"finished an interrupted `{label}`: {done} of {len(entries)} files had been written before it "

@@ -14,8 +14,9 @@ from ..errors import InvalidInput, Refused
 from . import index_edit, templates
 from .entries import prepend_dated_item, today
 from .files import curated_files
-from .manifest import TASK_KEYWORDS, parse_manifest, split_lines
+from .manifest import parse_manifest, split_lines
 from .plans import Plan, Reader
+from .routing import TASK_KEYWORDS
 
 PROTOCOL_HEADING = "## MemoryCustodian Protocol"
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*$")
@@ -170,7 +171,7 @@ def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
 
 def build_plan(memory_dir) -> Plan:
     reader = Reader(memory_dir)
-    path = str(memory_dir / "manifest.md")
+    path = reader.path_of("manifest.md")
     text = reader.read("manifest.md")
     new, changes = _protocol(text, path)
     new, more = _routes(new, path)

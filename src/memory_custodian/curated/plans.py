@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
+import os
 
 from .. import fsutil
 from ..errors import Conflict, InvalidInput
+from ..records import Factory, Record
 from .journal import ABSENT, Change, digest_text
 
 PLAN_ID_LENGTH = 12
@@ -28,8 +28,8 @@ class Reader:
     lines had them — so adding one entry to a file saved on Windows changes one entry in its diff,
     not every line."""
 
-    def __init__(self, memory_dir: Path):
-        self.memory_dir = Path(memory_dir)
+    def __init__(self, memory_dir):
+        self.memory_dir = os.fspath(memory_dir)
         self.digests: dict[str, str] = {}
         self._cache: dict[str, str | None] = {}
         self._style: dict[str, tuple[bool, bool]] = {}  # rel -> (BOM, CRLF endings)
@@ -38,9 +38,9 @@ class Reader:
         """The file's text, or None when it does not exist."""
         if rel in self._cache:
             return self._cache[rel]
-        path = self.memory_dir / rel
-        self._inside(rel, path)
-        if path.is_dir():
+        path = self.path_of(rel)
+        self._inside(path)
+        if os.path.isdir(path):
             raise InvalidInput("expected a file, found a folder", path=str(path))
         try:
             with open(path, "rb") as fh:
@@ -57,10 +57,12 @@ class Reader:
         self._cache[rel] = text
         return text
 
-    def _inside(self, rel: str, path: Path) -> None:
+    def path_of(self, rel: str) -> str:
+        return os.path.join(self.memory_dir, rel)
+
+    def _inside(self, path: str) -> None:
         # a symlinked file or folder must not let a write land outside the memory folder
-        root = self.memory_dir.resolve()
-        if path.is_symlink() or root not in path.resolve().parents:
+        if os.path.islink(path) or not fsutil.inside(os.path.realpath(path), os.path.realpath(self.memory_dir)):
             raise InvalidInput("leaves the memory folder through a symlink; replace the link with a real file "
                                "or folder", path=str(path))
 
@@ -72,13 +74,12 @@ class Reader:
         return Change(rel, new, self.digests[rel])
 
 
-@dataclass
-class Plan:
-    command: str  # e.g. "forget --mode hard"; never carries private input
-    changes: list[Change]
-    inputs: dict[str, str]  # rel path -> digest of what was read
-    lines: list[str] = field(default_factory=list)  # the human preview, one line each
-    details: dict = field(default_factory=dict)  # extra JSON fields
+class Plan(Record):
+    """`command` names it without private input ("forget --mode hard"); `inputs` maps each file read to
+    its digest; `lines` is the human preview, one line each; `details` the extra JSON fields."""
+
+    FIELDS = ("command", "changes", "inputs", "lines", "details")
+    DEFAULTS = {"lines": Factory(list), "details": Factory(dict)}
 
     @property
     def effective(self) -> list[Change]:

@@ -12,55 +12,43 @@ writer can drop or insert units and re-serialise without disturbing the rest of 
 
 from __future__ import annotations
 
+from ..records import Factory, Record
+
 SECTION = "section"
 BULLET = "bullet"
 BODY = "body"
 
-# Plain slotted classes rather than dataclasses: `read` runs at every session start, and importing
-# dataclasses (it pulls in inspect) costs more than reading a whole memory folder.
 
+class Unit(Record):
+    """One complete entry: an H2 section, a top-level bullet with its continuation lines, or a body.
 
-class Unit:
-    """One complete entry: an H2 section, a top-level bullet with its continuation lines, or a body."""
+    `kind` is section, bullet or body; `heading` the H2 text, or the bullet's / body's first line;
+    `text` the exact source text, line endings included; `start_line`..`end_line` 1-based, inclusive."""
 
-    __slots__ = ("kind", "heading", "text", "start_line", "end_line")
+    FIELDS = ("kind", "heading", "text", "start_line", "end_line")
 
+    # a file splits into thousands of units: the generic Record init would double the split's time
     def __init__(self, kind: str, heading: str, text: str, start_line: int, end_line: int):
-        self.kind = kind  # "section" | "bullet" | "body"
-        self.heading = heading  # H2 text, or the bullet's / body's first line
-        self.text = text  # exact source text, line endings included
-        self.start_line = start_line  # 1-based, inclusive
-        self.end_line = end_line  # 1-based, inclusive
+        self.kind, self.heading, self.text, self.start_line, self.end_line = kind, heading, text, start_line, end_line
 
     @property
     def ref(self) -> str:
         """How explain names this unit: its heading, or its first line for bullets and bodies."""
         return self.heading
 
-    def _key(self):
-        return (self.kind, self.heading, self.text, self.start_line, self.end_line)
-
-    def __eq__(self, other):
-        return isinstance(other, Unit) and self._key() == other._key()
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # not the whole text, which can be long
         return f"Unit({self.kind!r}, {self.heading!r}, lines {self.start_line}-{self.end_line})"
 
 
-class Document:
-    """A file split into its preamble and units; `serialize` puts it back together."""
+class Document(Record):
+    """A file split into its preamble and units; `serialize` puts it back together.
 
-    __slots__ = ("preamble", "units", "source", "mode", "unclosed_fence_line")
+    `preamble` is the exact text before the first unit (may be ""); `source` the text that was split;
+    `mode` section, bullet, body or empty; `unclosed_fence_line` the 1-based line of a fence that never
+    closes, or None."""
 
-    def __init__(self, preamble: str, units: list, source: str = "", mode: str = BODY,
-                 unclosed_fence_line: int | None = None):
-        self.preamble = preamble  # exact text before the first unit (may be "")
-        self.units = units
-        self.source = source  # the text that was split
-        self.mode = mode  # "section" | "bullet" | "body" | "empty"
-        self.unclosed_fence_line = unclosed_fence_line  # 1-based line of a fence that never closes
+    FIELDS = ("preamble", "units", "source", "mode", "unclosed_fence_line")
+    DEFAULTS = {"source": "", "mode": BODY, "unclosed_fence_line": None}
 
     @property
     def lines(self) -> list[str]:
@@ -241,23 +229,15 @@ def make_unit(text: str) -> Unit:
     return Unit(kind, heading, text, 0, 0)
 
 
-class Packed:
+class Packed(Record):
     """What packing kept (`chosen`, rendered as `text`) and what it left out (`omitted`).
 
     `omitted_entries` names what was left out as (heading, line), one per entry: an omitted unit,
     then any entries a fence that never closes hid inside it, so counts and names are complete.
     """
 
-    __slots__ = ("text", "chosen", "omitted", "oversized", "tokens", "omitted_entries")
-
-    def __init__(self, text: str, chosen: list, omitted: list, oversized: bool, tokens: int,
-                 omitted_entries: list | None = None):
-        self.text = text
-        self.chosen = chosen
-        self.omitted = omitted
-        self.oversized = oversized
-        self.tokens = tokens
-        self.omitted_entries = [(u.ref, u.start_line) for u in omitted] if omitted_entries is None else omitted_entries
+    FIELDS = ("text", "chosen", "omitted", "oversized", "tokens", "omitted_entries")
+    DEFAULTS = {"omitted_entries": Factory(list)}
 
 
 def _exceeds(text: str, budget: int) -> bool:

@@ -130,7 +130,7 @@ class CuratedWriteAPI:
         from . import journal
 
         require_memory_dir(self.memory_dir)
-        if not journal.journal_path(self.memory_dir).exists():
+        if not journal.pending(self.memory_dir):
             return None
         with fsutil.project_lock(self.memory_dir):
             return journal.recover(self.memory_dir)
@@ -139,7 +139,7 @@ class CuratedWriteAPI:
         """One stat: whether a killed multi-file write awaits `finish_interrupted_writes` (for readers to warn)."""
         from . import journal
 
-        return journal.journal_path(self.memory_dir).exists()
+        return journal.pending(self.memory_dir)
 
     def check_privacy(self) -> list[dict]:
         """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
