@@ -8,6 +8,8 @@ the caller falls through to click, which owns usage errors.
 
 from __future__ import annotations
 
+from .errors import Terms
+
 
 def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
          positional: bool) -> tuple[dict, list[str]] | None:
@@ -46,3 +48,19 @@ def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
             opts[multi[name]].append(value)
         i += 1
     return opts, args
+
+
+
+class CliTerms(Terms):
+    """A library error as the command line knows it: each Memory argument by its flag (see `errors.Terms`)."""
+
+    FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state"}
+
+    def name(self, field: str) -> str:
+        return self.FLAGS.get(field, "--" + field.replace("_", "-"))
+
+    def with_value(self, field: str) -> str:
+        return f"{self.name(field)} TEXT"
+
+
+CLI_TERMS = CliTerms()

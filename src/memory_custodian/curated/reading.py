@@ -89,6 +89,11 @@ class ReadResult:
         return [m.module for m in self.modules if m.disposition == LOADED]
 
     @property
+    def note_ids(self) -> list[str]:
+        """Every ledger note the pack shows, section by section."""
+        return [i for s in self.sections for i in s.note_ids]
+
+    @property
     def missing_required(self) -> list[str]:
         return [m.module for m in self.modules if m.disposition == MISSING_REQUIRED]
 
