@@ -117,6 +117,14 @@ class ReadResult:
     def exit_code(self) -> int:
         return 1 if self.missing_required else 0
 
+    def cut_to(self, limit: int, *, frame=None, extra=()):
+        """The pack in at most `limit` characters (a `cutting.CutPack`), whole when it fits, else cut on
+        whole entries by structure with a notice naming what was left out. `frame(body)` wraps the
+        text as it will be sent (counted in the limit); `extra` parts (`cutting.PackPart`) follow the pack."""
+        from .cutting import cut_pack
+
+        return cut_pack(self, limit, frame, extra)
+
     @property
     def sha256(self) -> str:
         import hashlib
@@ -481,14 +489,28 @@ def short_ref(ref: str, width: int = 60) -> str:
 def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections: list[Section],
                 omissions: list[Omission], *, names_only: bool = False, warnings: list[str] = ()) -> str:
     """The context pack: a header, each loaded file under its name, the ledger's sections, and what was left out."""
-    head = f"# Memory context pack\nTask: {task}" + (f" (canonical: {canonical})" if task != canonical else "")
-    blocks = [head]
+    blocks = [pack_head(task, canonical)]
     loaded = [m for m in modules if m.disposition == LOADED]
     if names_only:
         blocks.append("Loaded:\n" + ("\n".join(f"- {m.module}" for m in loaded) or "- none"))
     else:
         blocks.extend(f"## {m.module}\n\n{m.text}" for m in loaded)
         blocks.extend(f"## {s.name}\n\n{s.text.strip()}" for s in sections if s.text.strip())
+    footer = pack_footer(modules, sections, omissions, warnings)
+    if footer:
+        blocks.append(footer)
+    return "\n\n".join(blocks) + "\n"
+
+
+def pack_head(task: str, canonical: str) -> str:
+    """The pack's first lines: its title and the task (with the canonical task it stands for)."""
+    return f"# Memory context pack\nTask: {task}" + (f" (canonical: {canonical})" if task != canonical else "")
+
+
+def pack_footer(modules: list[ModuleResult], sections: list[Section], omissions: list[Omission],
+                warnings: list[str] = ()) -> str:
+    """The pack's `## Not loaded` and `## Warnings` blocks ("" when there is nothing to say)."""
+    blocks = []
     notes = []
     by_module: dict[tuple[str, str], list[str]] = {}
     for o in omissions:
@@ -509,4 +531,4 @@ def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections
         blocks.append("## Not loaded\n\n" + "\n".join(notes))
     if warnings:  # the agent reading the pack should know what the person running `read` is told
         blocks.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in warnings))
-    return "\n\n".join(blocks) + "\n"
+    return "\n\n".join(blocks)
