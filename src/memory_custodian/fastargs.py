@@ -54,7 +54,8 @@ def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
 class CliTerms(Terms):
     """A library error as the command line knows it: each Memory argument by its flag (see `errors.Terms`)."""
 
-    FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state"}
+    FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
+             "profiles": "--profile", "rules": "--rule"}
 
     def name(self, field: str) -> str:
         return self.FLAGS.get(field, "--" + field.replace("_", "-"))

@@ -62,7 +62,7 @@ class Memory:
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
              names_only: bool = False, strict: bool = False, ledger: bool = True):
-        """Build the context pack for `task`; returns a `ReadResult` (see `curated.reading`).
+        """Build the context pack for `task`; returns a `ReadResult` (see `curated.context_pack`).
 
         A missing required file makes `exit_code` 1 (the pack is still built); with `strict=True`
         it raises InvalidInput instead.

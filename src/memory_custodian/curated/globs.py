@@ -70,14 +70,16 @@ def normalize_path(value: str, project_root: Path | None = None) -> str:
         try:
             raw = Path(raw).resolve().relative_to(root).as_posix()
         except ValueError:
-            raise InvalidInput(f"--path {value!r} is outside the project root {root}; pass a path relative to it") from None
+            raise InvalidInput(f"{{field}} {value!r} is outside the project root {root}; pass a path relative to it",
+                               field="paths") from None
     while raw.startswith("./"):
         raw = raw[2:]
     if not raw or raw == "." or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
-        raise InvalidInput(f"--path {value!r} must be a path relative to the project root, such as src/store.py")
+        raise InvalidInput(f"{{field}} {value!r} must be a path relative to the project root, such as src/store.py",
+                           field="paths")
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if not parts or ".." in parts:
-        raise InvalidInput(f"--path {value!r} must not contain '..'; pass a path inside the project")
+        raise InvalidInput(f"{{field}} {value!r} must not contain '..'; pass a path inside the project", field="paths")
     if project_root is not None:
         root = Path(project_root).resolve()
         nearest = root.joinpath(*parts)
@@ -86,5 +88,5 @@ def normalize_path(value: str, project_root: Path | None = None) -> str:
         try:
             nearest.resolve().relative_to(root)
         except ValueError:
-            raise InvalidInput(f"--path {value!r} leaves the project through a symlink") from None
+            raise InvalidInput(f"{{field}} {value!r} leaves the project through a symlink", field="paths") from None
     return PurePosixPath(*parts).as_posix()
