@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 
 DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 
 
 # ---- export -------------------------------------------------------------------------------------
 
-def _export_target(notes, path):
-    from pathlib import Path  # here, not at import: see fsutil
-
+def _export_target(notes, path) -> str:
     from .config import load_config
 
     if path is None:
@@ -27,7 +26,7 @@ def _export_target(notes, path):
         if path is not None:
             return _configured_output_path(notes.root, notes.memory_dir, path)
     if path is None:
-        path = Path(notes.memory_dir) / DEFAULT_EXPORT
+        path = os.path.join(notes.memory_dir, DEFAULT_EXPORT)
     return safe_output_path(notes.root, notes.memory_dir, path)
 
 
@@ -35,8 +34,6 @@ def _current_index(notes):
     """The index, caught up, when it exists and only needs catching up (several times cheaper than a
     replay at 75k notes); None when there is none (a fresh clone in CI) or it would need a rebuild
     (`Index._plan`), so that an export never pays for building one."""
-    import os
-
     from .. import fsutil
     from .index import INDEX_FILE
 
@@ -76,8 +73,6 @@ def _export_rows(notes) -> tuple[tuple, list]:
 
 
 def _render_export(notes) -> tuple[str, int]:
-    import os
-
     from ..project import require_memory_dir
     from .export import render_rows
 
@@ -122,15 +117,13 @@ def export(notes, path=None, check: bool = False):
 
 def export_enable(notes, path=None):
     """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
-    from pathlib import Path  # here, not at import: see fsutil
-
     from .. import fsutil
     from ..project import require_memory_dir
     from .config import config_path, load_config, update_config
 
     require_memory_dir(notes.memory_dir)
     target = _export_target(notes, path)
-    rel = target.relative_to(Path(notes.root).resolve()).as_posix()
+    rel = os.path.relpath(target, os.path.realpath(notes.root)).replace(os.sep, "/")
     with fsutil.project_lock(notes.memory_dir):
         # config.json last, once it is known to parse and the export has landed: a refused or
         # failed export leaves the mirror off, not on and failing after every write
@@ -173,8 +166,6 @@ def edit_checkout(notes, path):
 
 def edit_checkin(notes, path, reason=None):
     """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
-    import os
-
     from .. import fsutil
     from ..project import require_memory_dir
     from .edit import build_events, parse_buffer, plan_changes
@@ -311,29 +302,37 @@ def safe_output_path(root, memory_dir, raw):
     but its `MEMORY.md` — an export aimed at a shard or a curated file would destroy memory.
     """
     import re
-    from pathlib import Path, PurePosixPath  # here, not at import: see fsutil
 
     from ..errors import InvalidInput
 
     text = str(raw)
-    if not text.strip() or "\\" in text or re.match(r"^[A-Za-z]:", text) or ".." in PurePosixPath(text).parts:
+    if not text.strip() or "\\" in text or re.match(r"^[A-Za-z]:", text) or ".." in text.split("/"):
         raise InvalidInput(f"export path {text!r} must be a POSIX path inside the project without '..', "
                            "such as docs/memory/MEMORY.md")
-    root_r = Path(root).resolve()
-    given = Path(text).expanduser()
-    given = given if given.is_absolute() else root_r / given
-    target = given.parent.resolve() / given.name
-    if root_r not in target.parents:
+    root_r = os.path.realpath(root)
+    target = _resolved_parent(os.path.join(root_r, os.path.expanduser(text)))
+    if not _inside(target, root_r):
         raise InvalidInput(f"export path {text!r} is outside the project; the mirror is committed with it — "
-                           "give a path under the project root", path=str(target))
-    memory_r = Path(memory_dir).resolve()
-    if (memory_r == target or memory_r in target.parents) and target != memory_r / DEFAULT_EXPORT:
+                           "give a path under the project root", path=target)
+    memory_r = os.path.realpath(memory_dir)
+    if (memory_r == target or _inside(target, memory_r)) and target != os.path.join(memory_r, DEFAULT_EXPORT):
         raise InvalidInput(f"export path {text!r} is inside the memory folder, which holds memory itself; only "
-                           f"{DEFAULT_EXPORT} may be written there", path=str(target))
+                           f"{DEFAULT_EXPORT} may be written there", path=target)
     _require_folders(target, f"export path {text!r}")
-    if target.is_dir():
-        raise InvalidInput("is a directory; give a file path for the export", path=str(target))
+    if os.path.isdir(target):
+        raise InvalidInput("is a directory; give a file path for the export", path=target)
     return target
+
+
+def _resolved_parent(path: str) -> str:
+    """`path` with its folder's symlinks resolved and its own name kept (a symlink there is written through)."""
+    folder, name = os.path.split(path.rstrip(os.sep) or os.sep)
+    return os.path.join(os.path.realpath(folder), name)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` lies below `folder` (both absolute and resolved; the folder itself is not below)."""
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _configured_output_path(root, memory_dir, raw):
@@ -354,47 +353,45 @@ def _require_folders(target, what: str) -> None:
 
     The nearest existing ancestor must be a folder; the ones after it are made by the write.
     """
-    import os
     import stat
 
     from ..errors import InvalidInput
 
-    for folder in target.parents:
+    folder = target
+    while os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
         try:
             st = os.stat(folder)
         except (FileNotFoundError, NotADirectoryError):
             continue  # made by the write, or under a file that the next ancestor up shows
         except OSError as exc:
             raise InvalidInput(f"{what}: its folder {folder} cannot be checked ({exc.strerror}); fix its permissions "
-                               "or give another path", path=str(target)) from exc
+                               "or give another path", path=target) from exc
         if not stat.S_ISDIR(st.st_mode):
             raise InvalidInput(f"{what} is under {folder}, which is a file, not a folder; give a path whose folders "
-                               "are folders or do not exist yet", path=str(target))
+                               "are folders or do not exist yet", path=target)
         return
 
 
 def checkout_target(memory_dir, raw):
     """An edit buffer goes anywhere but into the memory folder, and never over a file that is not one."""
-    from pathlib import Path  # here, not at import: see fsutil
-
     from ..errors import InvalidInput
     from .edit import CHECKOUT_TAG
 
-    given = Path(str(raw)).expanduser()
-    target = given.parent.resolve() / given.name
-    memory_r = Path(memory_dir).resolve()
-    if memory_r == target or memory_r in target.parents:
+    target = _resolved_parent(os.path.abspath(os.path.expanduser(str(raw))))
+    memory_r = os.path.realpath(memory_dir)
+    if memory_r == target or _inside(target, memory_r):
         raise InvalidInput("an edit check-out may not be written inside the memory folder; give a path outside it",
-                           path=str(target))
+                           path=target)
     _require_folders(target, "the check-out file")
-    if target.is_dir():
-        raise InvalidInput("is a directory; give a file path for the check-out", path=str(target))
-    if target.exists():
+    if os.path.isdir(target):
+        raise InvalidInput("is a directory; give a file path for the check-out", path=target)
+    if os.path.exists(target):
         with open(target, "rb") as fh:
             head = fh.read(len(CHECKOUT_TAG) + 3).decode("utf-8", errors="replace").lstrip("\ufeff")
         if not head.startswith(CHECKOUT_TAG):
             raise InvalidInput("exists and is not an edit check-out; give a new file name (nothing was overwritten)",
-                               path=str(target))
+                               path=target)
     return target
 
 
@@ -403,7 +400,7 @@ def _holds(target, data: bytes) -> bool:
     import stat
 
     try:
-        st = target.stat()
+        st = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):  # not there: the write says why if it cannot make it
         return False
     if st.st_size != len(data) and not stat.S_ISDIR(st.st_mode):  # a directory: refused by the read
@@ -413,7 +410,8 @@ def _holds(target, data: bytes) -> bool:
 
 def _read_or_none(target) -> bytes | None:
     try:
-        return target.read_bytes()
+        with open(target, "rb") as fh:
+            return fh.read()
     except FileNotFoundError:
         return None
     except IsADirectoryError as exc:
@@ -433,7 +431,8 @@ def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
         return f"{target} does not exist; run `memory-custodian export` to create it\n"
     old_text = old.decode("utf-8", errors="replace")
     lines = list(difflib.unified_diff(old_text.splitlines(True), new.splitlines(True),
-                                      fromfile=f"{target.name} (on disk)", tofile=f"{target.name} (ledger)", n=1))
+                                      fromfile=f"{os.path.basename(target)} (on disk)",
+                                      tofile=f"{os.path.basename(target)} (ledger)", n=1))
     if len(lines) > limit:
         more = len(lines) - limit
         lines = lines[:limit] + [f"… {more} more diff lines\n"]
