@@ -108,6 +108,37 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     touched = list(dict.fromkeys(globs.normalize_path(p, memory.root_str) for p in paths or ()))
     manifest = load_manifest(memory_dir)
     section = manifest.task_section(canonical)
+    warnings = _manifest_warnings(manifest, memory_dir, canonical, section)
+    modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
+    omissions = _load(manifest, memory_dir, modules, warnings)
+    missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
+    if missing:
+        message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
+        if strict:
+            raise InvalidInput(message + " ({field}: no pack printed)", path=os.path.join(memory_dir, "manifest.md"),
+                               field="strict")
+        warnings.append(message)
+
+    sections: list = []
+    # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
+    if ledger and os.path.isdir(os.path.join(memory_dir, "ledger")):
+        from ..ledger.context import ledger_sections
+
+        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
+                                        budgets=dict(manifest.ledger_budgets) or None))
+        for s in sections:
+            omissions.extend(s.omitted)
+
+    inputs = {"task": task, "paths": touched, "query": query, **requested}
+    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
+                           warnings=[w for w in warnings if not w.startswith("required memory file")])
+    return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
+                      omissions, warnings, rendered, names_only)
+
+
+def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section) -> list[str]:
+    """What `read` must say about the manifest itself: look-alike or missing sections, a half-applied
+    write, a task without a heading."""
     warnings: list[str] = []
     for line, heading, known, odd in manifest.lookalikes:
         warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
@@ -124,7 +155,12 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     if section is None and canonical != "general" and "load by task" not in {name for name, _, _ in missing}:
         warnings.append(f"the manifest has no `### ` heading under `## Load by task` for {canonical}; "
                         "only the always-load files were routed")
+    return warnings
 
+
+def _route(manifest: Manifest, memory_dir: str, canonical: str, section, requested: dict, touched: list,
+           warnings: list) -> list[ModuleResult]:
+    """Every module the manifest or the folder knows, in pack order, each loaded or not and why."""
     considered: dict[str, ModuleResult] = {}
     order: list[str] = []
 
@@ -194,12 +230,16 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     for name in _files_on_disk(memory_dir):
         if name not in considered and not manifest.is_explicit_only(name):
             consider(ModuleResult(name, SKIPPED, "not-routed", detail="no manifest route or index entry names it"))
+    return [considered[name] for name in order]
 
+
+def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list) -> list:
+    """Read and pack each routed module to its budget (a missing one is marked so); the omissions."""
     omissions: list = []
-    for name in order:
-        result = considered[name]
+    for result in modules:
         if result.disposition != LOADED:
             continue
+        name = result.module
         path = _resolve_inside(memory_dir, name, manifest)
         if not os.path.isfile(path):
             raise_if_unreadable(path)
@@ -224,31 +264,7 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
             skipped = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
             result.omitted_lines = [line + skipped for _, line in packed.omitted_entries]
             omissions.extend(Omission(name, ref, OMITTED_BY_BUDGET) for ref, _ in packed.omitted_entries)
-
-    modules = [considered[name] for name in order]
-    missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
-    if missing:
-        message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
-        if strict:
-            raise InvalidInput(message + " ({field}: no pack printed)", path=os.path.join(memory_dir, "manifest.md"),
-                               field="strict")
-        warnings.append(message)
-
-    sections: list = []
-    # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
-    if ledger and os.path.isdir(os.path.join(memory_dir, "ledger")):
-        from ..ledger.context import ledger_sections
-
-        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
-                                        budgets=dict(manifest.ledger_budgets) or None))
-        for s in sections:
-            omissions.extend(s.omitted)
-
-    inputs = {"task": task, "paths": touched, "query": query, **requested}
-    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
-                           warnings=[w for w in warnings if not w.startswith("required memory file")])
-    return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
-                      omissions, warnings, rendered, names_only)
+    return omissions
 
 
 CURATED_FOLDERS = ("", "rules", "profiles", "areas")
