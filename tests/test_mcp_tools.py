@@ -82,3 +82,5 @@ def test_errors_name_tool_arguments_and_offer_only_tools_the_server_has(memory):
     active = memory.remember("offered only the tools there are")  # promote and expire are legal, with no tool here
     refused = call(app, "memory_reinstate", {"id": active.id, "reason": "x"})
     assert "(allowed: memory_supersede, memory_revoke, memory_flag_stale)" in str(refused)
+    unknown = call(app, "memory_expand", {"ids": ["zzzzzzzz"]})
+    assert str(unknown).endswith("no note #zzzzzzzz in the ledger — try `memory_recall`")

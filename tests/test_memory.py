@@ -93,3 +93,13 @@ def test_results_are_records_whose_dicts_are_the_json_documents(mem):
     assert report.ok and "index" not in report.to_dict() and report.to_dict()["problems"] == []
     assert "index" in mem.doctor(repair=True).to_dict()
     assert mem.export_disable().to_dict() == {"enabled": False, "config": str(mem.memory_dir / "config.json")}
+
+
+def test_an_unknown_note_suggests_recall_as_each_caller_knows_it(mem):
+    from memory_custodian.errors import NotFound
+
+    with pytest.raises(NotFound) as err:
+        mem.note("zzzzzzzz")
+    assert err.value.one_line() == "no note #zzzzzzzz in the ledger — try `Memory.recall`"
+    assert err.value.one_line(CLI_TERMS) == "no note #zzzzzzzz in the ledger — try `memory-custodian recall`"
+    assert InvalidInput("a {verb: that never closes").one_line() == "a {verb: that never closes"

@@ -20,6 +20,10 @@ class Terms:
     def ops(self, ops) -> str:
         return ", ".join(ops) or "nothing (it is gone)"
 
+    def verb(self, name: str) -> str:
+        """A verb to suggest (`{verb:recall}` in a message): the Memory method."""
+        return f"`Memory.{name}`"
+
 
 LIBRARY_TERMS = Terms()
 
@@ -30,7 +34,7 @@ class CustodianError(Exception):
     `field` names the Memory argument at fault ("reason", "title", "expires", "paths"); the
     message writes it as `{field}` (or `{field=}` where a value is asked for), and `one_line(terms)`
     says it the way the caller knows it. A refused transition carries the note's `state` and the
-    `allowed` verbs, written `{allowed}`.
+    `allowed` verbs, written `{allowed}`; a verb to try next is written `{verb:NAME}`.
     """
 
     exit_code = 2
@@ -52,6 +56,12 @@ class CustodianError(Exception):
             text = text.replace("{field=}", terms.with_value(self.field)).replace("{field}", terms.name(self.field))
         if self.allowed is not None:
             text = text.replace("{allowed}", terms.ops(self.allowed))
+        start = text.find("{verb:")
+        while start >= 0 and text.find("}", start) > 0:
+            end = text.find("}", start)
+            said = terms.verb(text[start + 6:end])
+            text = text[:start] + said + text[end + 1:]
+            start = text.find("{verb:", start + len(said))
         return text
 
     def one_line(self, terms: Terms | None = None) -> str:

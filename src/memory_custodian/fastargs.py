@@ -52,7 +52,8 @@ def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
 
 
 class CliTerms(Terms):
-    """A library error as the command line knows it: each Memory argument by its flag (see `errors.Terms`)."""
+    """A library error as the command line knows it: each Memory argument by its flag, each verb by its
+    command (see `errors.Terms`)."""
 
     FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
              "profiles": "--profile", "rules": "--rule"}
@@ -62,6 +63,9 @@ class CliTerms(Terms):
 
     def with_value(self, field: str) -> str:
         return f"{self.name(field)} TEXT"
+
+    def verb(self, name: str) -> str:
+        return f"`memory-custodian {name.replace('_', '-')}`"
 
 
 CLI_TERMS = CliTerms()

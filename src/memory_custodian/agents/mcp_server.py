@@ -67,6 +67,9 @@ class ToolTerms(Terms):
         tools = [VERB_TOOLS[op] for op in ops if op in VERB_TOOLS]
         return ", ".join(tools) or "no tool of this server"
 
+    def verb(self, name: str) -> str:
+        return f"`memory_{name}`"
+
 
 TOOL_TERMS = ToolTerms()
 

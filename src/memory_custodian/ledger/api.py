@@ -47,7 +47,7 @@ class LedgerNotes:
         index = index or self.index()
         found = index.ids_with_prefix(key)
         if not found:
-            raise NotFound(f"no note #{key} in the ledger — try `memory-custodian recall`")
+            raise NotFound(f"no note #{key} in the ledger — try {{verb:recall}}")
         if len(found) > 1:
             shown = ", ".join(f"#{i}" for i in found[:5])
             raise InvalidInput(f"note id #{key} is ambiguous ({shown}); give more characters")
