@@ -71,23 +71,23 @@ def measure(size: int, repeat: int, work: Path) -> dict:
         w_render, c_render, _ = timed(lambda: render_rows(rows, fields=fields), repeat)
     del rows
     w_check, c_check, check = timed(lambda: memory.export(check=True), repeat)
-    assert check["up_to_date"]
+    assert check.up_to_date
     buf = work / f"buf{size}.md"
     w_checkout, _, co = timed(lambda: memory.edit_checkout(buf), repeat)
     w_checkin, _, ci = timed(lambda: memory.edit_checkin(buf), repeat)
-    assert ci["events"] == 0
+    assert ci.events == 0
     mirror.unlink()
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "memory_custodian", "export", "--project-root", str(root)], check=True,
                    capture_output=True)
     t_cli = time.perf_counter() - t0
     shutil.rmtree(root, ignore_errors=True)
-    return {"notes": size, "exported_notes": result["notes"], "bytes": result["bytes"],
+    return {"notes": size, "exported_notes": result.notes, "bytes": result.bytes,
             "export_s": w_export, "export_cpu_s": c_export, "export_replay_s": w_replay,
             "export_replay_cpu_s": c_replay, "read_s": w_read, "read_cpu_s": c_read,
             "render_s": w_render, "render_cpu_s": c_render,
             "check_s": w_check, "check_cpu_s": c_check, "cli_export_s": t_cli, "reindex_s": t_reindex,
-            "checkout_s": w_checkout, "checkout_notes": co["notes"], "checkin_unchanged_s": w_checkin}
+            "checkout_s": w_checkout, "checkout_notes": co.notes, "checkin_unchanged_s": w_checkin}
 
 
 def main(argv=None) -> None:

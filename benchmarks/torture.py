@@ -186,8 +186,8 @@ class Crash:
             self.stats["unparseable"] += len(bad)
             self.fail(f"unparseable after a kill: {bad[:3]}")
         report = self.memory.doctor()
-        problems = [p for p in report["problems"] if p["code"] not in RECOVERABLE]
-        self.stats["doctor_problems_seen"] += len(report["problems"])
+        problems = [p for p in report.problems if p["code"] not in RECOVERABLE]
+        self.stats["doctor_problems_seen"] += len(report.problems)
         if problems:
             self.fail(f"doctor: {problems[:2]}")
 
@@ -230,7 +230,7 @@ class Crash:
         present = (len(self.acked_notes - self.forgotten - self.maybe_forgotten) + len(self.acked_curated) + len(self.acked_reasons)
                    + len(self.acked_edits) + len(self.forgot_topics) - len(lost))
         return {"lost": lost, "torn_tails_moved_aside": torn_moved,
-                "doctor_repair": (repaired.get("repaired") or {}), "doctor_ok_after_repair": repaired["ok"],
+                "doctor_repair": (repaired.repaired or {}), "doctor_ok_after_repair": repaired.ok,
                 "present": present}
 
 

@@ -217,7 +217,7 @@ def test_terminal_escapes_are_shown_escaped_by_the_click_commands(tmp_path):
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out), repr(out[:300])
     assert "evil \\x1b[2J\\x1b]0;owned\\x07" in outputs[1]
     shown = json.loads(outputs[3])["notes"][0]["note"]["body"]
-    assert shown == memory.expand([note.id])[0]["note"]["body"] and "\x9b" in shown  # JSON: same value, escaped
+    assert shown == memory.expand([note.id]).notes[0]["note"]["body"] and "\x9b" in shown  # JSON: same value, escaped
 
 
 def test_terminal_escapes_in_curated_files_are_shown_escaped_by_read(tmp_path):

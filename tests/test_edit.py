@@ -45,7 +45,7 @@ def note_by_id(memory, note_id) -> Note:
 
 
 def events_of_last_txn(memory):
-    rep = memory._ledger().load()
+    rep = memory.ledger().load()
     evs = [e for evs in rep.events_by_note.values() for e in evs]
     last = max(evs, key=lambda e: (e["at"], e["id"]))["txn"]
     return [e for e in evs if e["txn"] == last]
@@ -58,7 +58,7 @@ def test_checkout_then_unchanged_checkin_records_nothing(memory, tmp_path):
     before = shard_bytes(memory)
     path, _ = checkout(memory, tmp_path)
     result = memory.edit_checkin(path)
-    assert result["events"] == 0 and result["unchanged"] == 3
+    assert result.events == 0 and result.unchanged == 3
     assert shard_bytes(memory) == before
 
 
@@ -68,7 +68,7 @@ def test_checkout_lists_active_and_stale_notes_only(tmp_path):
     shown = set(re.findall(r"^### \[#(\w+)\]", text, re.M))
     # active: d1rect1v aaaa0000 zzzz0000 s0000002 q0000001; stale: g0tcha01; the task's default expiry has passed
     assert shown == {"d1rect1v", "aaaa0000", "zzzz0000", "s0000002", "q0000001", "g0tcha01"}
-    assert memory.edit_checkin(path)["events"] == 0
+    assert memory.edit_checkin(path).events == 0
 
 
 FRAGMENTS = ["a", "b", " ", "\n", "\r\n", "#", "## ", "### ", "## Findings", "- kind: ", "kind:", "reason: x",
@@ -137,8 +137,8 @@ def test_changed_body_becomes_new_note_superseding_old(memory, tmp_path):
     text = text.replace("Use uv, never pip, in CI.", "Use uv, never pip, in CI and locally.")
     path.write_text(text, encoding="utf-8")
     result = memory.edit_checkin(path, reason="also locally")
-    assert result["counts"] == {"create": 0, "supersede": 1, "revoke": 0}
-    row = result["changes"][0]
+    assert result.counts == {"create": 0, "supersede": 1, "revoke": 0}
+    row = result.changes[0]
     assert row["note"] == b.id and row["changed"] == ["body"] and row["reason"] == "also locally"
     old, new = note_by_id(memory, b.id), note_by_id(memory, row["by"])
     assert old.state == "superseded" and old.superseded_by == new.id and old.state_reason == "also locally"
@@ -154,7 +154,7 @@ def test_changed_labels_supersede_and_keep_the_authors_provenance(memory, tmp_pa
                .replace("- kind: gotcha", "- kind: finding").replace("`src/daemon/*.py`", "`src/daemon/**`"))
     path.write_text(text.replace(blk, new_blk), encoding="utf-8")
     result = memory.edit_checkin(path)
-    row = result["changes"][0]
+    row = result.changes[0]
     assert row["changed"] == ["kind", "priority", "tags", "paths"]
     assert row["reason"] == "edited with `memory-custodian edit`"
     new = note_by_id(memory, row["by"])
@@ -172,7 +172,7 @@ def test_removed_block_is_revoked_with_the_given_reason(memory, tmp_path):
         memory.edit_checkin(path)
     assert shard_bytes(memory) == before  # refused: nothing written
     result = memory.edit_checkin(path, reason="steps moved to the runbook")
-    assert result["counts"]["revoke"] == 1 and result["events"] == 1
+    assert result.counts["revoke"] == 1 and result.events == 1
     note = note_by_id(memory, c.id)
     assert note.state == "revoked" and note.state_reason == "steps moved to the runbook"
 
@@ -184,7 +184,7 @@ def test_emptied_block_with_a_reason_line_is_revoked(memory, tmp_path):
     head = "\n".join(blk.split("\n")[:2])  # heading and the note line
     path.write_text(text.replace(blk, head + "\nreason: CI moved to nix\n\n"), encoding="utf-8")
     result = memory.edit_checkin(path)
-    assert result["changes"] == [{"action": "revoke", "note": b.id, "reason": "CI moved to nix", "line": result["changes"][0]["line"]}]
+    assert result.changes == [{"action": "revoke", "note": b.id, "reason": "CI moved to nix", "line": result.changes[0]["line"]}]
     assert note_by_id(memory, b.id).state_reason == "CI moved to nix"
 
 
@@ -205,8 +205,8 @@ def test_new_block_is_created_with_human_provenance(memory, tmp_path):
              "Retries hide it.\n\n### Repro\n```\n## Findings\npytest -k net\n```\n")
     path.write_text(text, encoding="utf-8")
     result = memory.edit_checkin(path)
-    assert result["counts"] == {"create": 1, "supersede": 0, "revoke": 0}
-    new = note_by_id(memory, result["changes"][0]["note"])
+    assert result.counts == {"create": 1, "supersede": 0, "revoke": 0}
+    new = note_by_id(memory, result.changes[0]["note"])
     assert (new.title, new.kind, new.priority, new.provenance) == ("Flaky test in CI", "gotcha", "high", "human")
     assert new.tags == ("ci", "flaky") and new.paths == ("tests/test_net.py",)
     assert new.body == "Retries hide it.\n\n### Repro\n```\n## Findings\npytest -k net\n```"
@@ -220,7 +220,7 @@ def test_all_changes_land_as_one_txn(memory, tmp_path):
     text += "\n### Brand new\n- kind: finding\n\nSomething new.\n"
     path.write_text(text, encoding="utf-8")
     result = memory.edit_checkin(path, reason="cleanup")
-    assert result["events"] == 4  # revoke + (create + supersede) + create
+    assert result.events == 4  # revoke + (create + supersede) + create
     txn = events_of_last_txn(memory)
     assert len(txn) == 4 and {e["txn_n"] for e in txn} == {4} and len({e["at"] for e in txn}) == 1
     assert sorted(e["op"] for e in txn) == ["create", "create", "revoke", "supersede"]
@@ -232,17 +232,17 @@ def test_a_deleted_note_line_falls_back_to_the_checkout_record(memory, tmp_path)
     a, b, c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = re.sub(rf"^<!-- note {b.id} .*\n", "", text, flags=re.M)
-    assert memory.edit_checkin(path.parent / _write(path, text))["events"] == 0
+    assert memory.edit_checkin(path.parent / _write(path, text)).events == 0
     text = text.replace("Use uv, never pip, in CI.", "Use uv.")
     result = memory.edit_checkin(_write(path, text))
-    assert [(r["action"], r["note"]) for r in result["changes"]] == [("supersede", b.id)]
+    assert [(r["action"], r["note"]) for r in result.changes] == [("supersede", b.id)]
 
 
 def test_a_deleted_heading_id_is_recovered_from_the_note_line(memory, tmp_path):
     a, b, c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = text.replace(f"### [#{b.id}] ", "### ")
-    assert memory.edit_checkin(_write(path, text))["events"] == 0
+    assert memory.edit_checkin(_write(path, text)).events == 0
 
 
 def test_a_block_stripped_of_both_ids_is_a_new_note_and_a_removal(memory, tmp_path):
@@ -253,7 +253,7 @@ def test_a_block_stripped_of_both_ids_is_a_new_note_and_a_removal(memory, tmp_pa
     with pytest.raises(Refused, match=f"#{b.id}"):
         memory.edit_checkin(_write(path, text))
     result = memory.edit_checkin(path, reason="rewritten")
-    assert sorted(r["action"] for r in result["changes"]) == ["create", "revoke"]
+    assert sorted(r["action"] for r in result.changes) == ["create", "revoke"]
 
 
 def _write(path, text):
@@ -326,7 +326,7 @@ def test_untouched_notes_never_conflict(memory, tmp_path):
     path, text = checkout(memory, tmp_path)
     memory.revoke(a.id, reason="gone")  # a is not touched in the buffer
     result = memory.edit_checkin(_write(path, text.replace("Use uv, never pip, in CI.", "Use uv.")))
-    assert result["counts"]["supersede"] == 1
+    assert result.counts["supersede"] == 1
     assert note_by_id(memory, a.id).state == "revoked"
 
 
@@ -385,7 +385,7 @@ def test_checkout_buffer_matches_golden(tmp_path):
 
     memory = write_ledger(tmp_path)
     now = "2026-11-20T00:00:00.000Z"
-    notes = [n for n in memory._ledger().load().notes.values() if n.state_at(now) in ("active", "stale")]
+    notes = [n for n in memory.ledger().load().notes.values() if n.state_at(now) in ("active", "stale")]
     text = render_checkout(notes, checked_out_at=now)
     golden = Path(__file__).parent / "golden" / "export" / "checkout.md"
     if os.environ.get("UPDATE_GOLDEN"):

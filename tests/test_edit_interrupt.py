@@ -74,7 +74,7 @@ def test_every_torn_write_of_the_checkin_txn_is_ignored_whole(tmp_path):
     ledger_dir = memory.memory_dir / "ledger"
     before = {p.name: p.read_bytes() for p in ledger_dir.glob("*.jsonl")}
     result = memory.edit_checkin(root / "buffer.md", reason="bulk edit")
-    assert result["events"] == 2 * N
+    assert result.events == 2 * N
     after = {p.name: p.read_bytes() for p in ledger_dir.glob("*.jsonl")}
     (grown,) = [name for name in after if after[name] != before.get(name)]
     old, new = before.get(grown, b""), after[grown]

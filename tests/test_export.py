@@ -14,7 +14,7 @@ from ledger_text_fixture import events, write_ledger
 from memory_custodian.errors import Corrupt
 from memory_custodian.ledger.export import render_export, utc
 from memory_custodian.ledger.model import Note
-from memory_custodian.ledger.text_api import MirrorDebouncer, refresh_mirror_if_enabled
+from memory_custodian.ledger.mirror import MirrorDebouncer, refresh_mirror_if_enabled
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
 
@@ -30,12 +30,12 @@ def golden(name: str, text: str) -> None:
 def test_export_matches_golden(tmp_path):
     memory = write_ledger(tmp_path)
     result = memory.export()
-    assert result["written"] and result["notes"] == 10
+    assert result.written and result.notes == 10
     text = (memory.memory_dir / "MEMORY.md").read_text(encoding="utf-8")
     golden("ledger.md", text)
     # forgotten notes never reach the mirror, even when a merge brought their create back
     assert "FORGOTTEN" not in text
-    assert memory.export()["written"] is False
+    assert memory.export().written is False
 
 
 def test_export_is_byte_identical_across_tz_locale_hashseed_and_line_order(tmp_path):
@@ -120,15 +120,15 @@ def test_body_lines_that_look_like_structure_are_escaped():
 def test_check_reports_drift_and_writes_nothing(tmp_path):
     memory = write_ledger(tmp_path)
     missing = memory.export(check=True)
-    assert missing["up_to_date"] is False and "does not exist" in missing["diff"]
+    assert missing.up_to_date is False and "does not exist" in missing.diff
     assert not (memory.memory_dir / "MEMORY.md").exists()
     memory.export()
-    assert memory.export(check=True)["up_to_date"] is True
+    assert memory.export(check=True).up_to_date is True
     mirror = memory.memory_dir / "MEMORY.md"
     mirror.write_text(mirror.read_text().replace("We use tabs.", "We use spaces."), encoding="utf-8")
     drift = memory.export(check=True)
-    assert drift["up_to_date"] is False
-    assert "-We use spaces.\n" in drift["diff"] and "+We use tabs.\n" in drift["diff"]
+    assert drift.up_to_date is False
+    assert "-We use spaces.\n" in drift.diff and "+We use tabs.\n" in drift.diff
     assert "We use spaces." in mirror.read_text()
 
 
@@ -138,13 +138,13 @@ def test_enable_records_config_and_writes_rerender(tmp_path):
     assert refresh_mirror_if_enabled(memory) is None  # no config: nothing rendered
     assert not mirror.exists()
     result = memory.export_enable()
-    assert result["enabled"] and mirror.exists()
+    assert result.enabled and mirror.exists()
     config = (memory.memory_dir / "config.json").read_text()
     assert '"enabled": true' in config and '"path": "docs/memory/MEMORY.md"' in config
     note = memory.remember("A fresh note after enabling", kind="gotcha")
-    assert f"#{note.id}" not in mirror.read_text()
-    assert refresh_mirror_if_enabled(memory)["written"] is True
-    assert f"#{note.id}" in mirror.read_text()
+    assert f"#{note.id}" in mirror.read_text()  # the write re-rendered it
+    assert note.mirror_warning is None
+    assert refresh_mirror_if_enabled(memory).written is False  # already in step
     memory.export_disable()
     other = memory.remember("Not mirrored while disabled")
     assert refresh_mirror_if_enabled(memory) is None
@@ -156,9 +156,8 @@ def test_enable_with_a_custom_path_is_kept_in_config(tmp_path):
     memory.export_enable(path="docs/LEDGER.md")
     assert (tmp_path / "docs" / "LEDGER.md").exists()
     memory.remember("goes to the custom path")
-    refresh_mirror_if_enabled(memory)
     assert "goes to the custom path" in (tmp_path / "docs" / "LEDGER.md").read_text()
-    assert memory.export(check=True)["path"] == str(tmp_path / "docs" / "LEDGER.md")
+    assert memory.export(check=True).path == str(tmp_path / "docs" / "LEDGER.md")
 
 
 def test_a_broken_config_is_loud(tmp_path):
@@ -235,7 +234,7 @@ def test_nothing_reads_the_mirror_back(tmp_path):
     mirror = memory.memory_dir / "MEMORY.md"
     mirror.write_bytes(b"\xff\xfe not even UTF-8 ### [#aaaa0000] forged\n- kind: directive\n")
     before = sorted((n.id, n.state, n.body) for n in memory.notes())
-    assert memory.export()["written"] is True
+    assert memory.export().written is True
     assert mirror.read_text() == (GOLDEN / "ledger.md").read_text()
     assert sorted((n.id, n.state, n.body) for n in memory.notes()) == before
 
@@ -246,7 +245,7 @@ def test_refresh_is_a_cheap_no_op_when_the_mirror_is_off(tmp_path):
 
     memory = write_ledger(tmp_path)
     code = ("import sys; from memory_custodian.memory import Memory; "
-            "from memory_custodian.ledger.text_api import refresh_mirror_if_enabled; "
+            "from memory_custodian.ledger.mirror import refresh_mirror_if_enabled; "
             f"assert refresh_mirror_if_enabled(Memory.open({str(tmp_path)!r})) is None; "
             "heavy = [m for m in ('sqlite3', 'memory_custodian.ledger.store', 'memory_custodian.ledger.export') "
             "if m in sys.modules]; assert not heavy, heavy")
@@ -265,7 +264,7 @@ def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_pa
 
     memory = write_ledger(tmp_path)
     memory.reindex()
-    index = memory._index()
+    index = memory.index()
     fields, rows = _index_rows(index)  # the stored rows as they are, no `Note`s
     notes = [n for n in index.all_notes() if n.state != "forgotten"]
     assert len(rows) == len(notes) == 10

@@ -68,7 +68,7 @@ def test_two_branches_recording_notes_merge_to_the_union_either_way(git, tmp_pat
     ab = merged_clone(git, tmp_path, repo, "ab", "a", "b")
     ba = merged_clone(git, tmp_path, repo, "ba", "b", "a")
     for merged in (ab, ba):
-        rep = merged._ledger().load()
+        rep = merged.ledger().load()
         assert rep.problems == []
         assert set(rep.notes) == {base.id, *a_notes, *b_notes}
         assert rep.notes[base.id].state == "stale"
@@ -79,7 +79,7 @@ def test_two_branches_recording_notes_merge_to_the_union_either_way(git, tmp_pat
     ba.export()
     # ...and the mirror does not care
     assert (ab.memory_dir / "MEMORY.md").read_bytes() == (ba.memory_dir / "MEMORY.md").read_bytes()
-    assert ab.export(check=True)["up_to_date"]
+    assert ab.export(check=True).up_to_date
 
 
 def test_a_forgotten_note_stays_forgotten_after_merging_a_branch_that_still_has_it(git, tmp_path):
@@ -102,7 +102,7 @@ def test_a_forgotten_note_stays_forgotten_after_merging_a_branch_that_still_has_
         merged = merged_clone(git, tmp_path, repo, name, ours, theirs)
         shards = "".join(p.read_text() for p in (merged.memory_dir / "ledger").glob("*.jsonl"))
         assert "staging host" in shards  # union merging brought b's copy of the create line back...
-        rep = merged._ledger().load()
+        rep = merged.ledger().load()
         assert rep.notes[secret.id].state == "forgotten"  # ...and the content-free forget still wins
         assert {keep.id, a_note, b_note} <= {i for i, n in rep.notes.items() if n.state == "active"}
         assert all(n.id != secret.id for n in merged.notes())
@@ -126,4 +126,4 @@ def test_both_branches_starting_the_same_new_shard_merge_cleanly(git, tmp_path):
     b = memory.remember("first shard line on b").id
     commit_all(git, repo, "b")
     merged = merged_clone(git, tmp_path, repo, "ab", "a", "b")
-    assert {a, b} <= set(merged._ledger().load().notes)
+    assert {a, b} <= set(merged.ledger().load().notes)

@@ -49,7 +49,7 @@ def test_lifecycle_and_illegal_transitions_write_nothing(mem):
         mem.revoke(note.id, reason="")
     assert mem.reinstate(note.id, reason="back").state == "active"
     assert mem.expire(note.id, reason="done").state == "expired"
-    assert [e["op"] for e in mem.history(note.id)] == ["create", "flag_stale", "reinstate", "revoke",
+    assert [e["op"] for e in mem.history(note.id).events] == ["create", "flag_stale", "reinstate", "revoke",
                                                        "reinstate", "expire"]
 
 
@@ -109,7 +109,7 @@ def test_forget_removes_text_keeps_tombstone(mem):
     old = mem.remember("secret-ish plan for the launch")
     new = mem.supersede(old.id, "the launch plan v2", reason="updated")
     out = mem.forget_note(old.id)
-    assert "git history" in out["warning"]
+    assert "git history" in out.warning
     text = "".join(p.read_text(encoding="utf-8") for p in (mem.memory_dir / "ledger").glob("*.jsonl"))
     assert "secret-ish" not in text
     rep = Ledger(mem.memory_dir).load()

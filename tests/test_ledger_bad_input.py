@@ -227,7 +227,7 @@ def test_a_disk_error_while_re_rendering_the_mirror_after_a_checkin_or_forget_is
     import errno
 
     from memory_custodian.cli import main
-    from memory_custodian.ledger import text_api
+    from memory_custodian.ledger import mirror
 
     def disk_full(memory):
         raise OSError(errno.ENOSPC, "No space left on device", str(project.memory_dir / "MEMORY.md"))
@@ -236,7 +236,7 @@ def test_a_disk_error_while_re_rendering_the_mirror_after_a_checkin_or_forget_is
     project.edit_checkout(buffer)
     buffer.write_text(buffer.read_text(encoding="utf-8").replace("hello from the seed note", "hello, edited"),
                       encoding="utf-8")
-    monkeypatch.setattr(text_api, "refresh_mirror_if_enabled", disk_full)
+    monkeypatch.setattr(mirror, "refresh_mirror_if_enabled", disk_full)
     root = str(project.root)
     for argv, said in ((["edit", "--project-root", root, "--checkin", str(buffer), "--reason", "typo"],
                         "warning: checked in, but the export mirror was not re-rendered: "),

@@ -25,16 +25,16 @@ def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):
     shard.write_text("".join(lines) + encode_event(again) + lines[0] + json.dumps(unknown) + "\n"
                      + encode_event(half_txn) + '{"v":1,"torn', encoding="utf-8")
     report = mem.doctor()
-    codes = sorted(p["code"] for p in report["problems"])
+    codes = sorted(p["code"] for p in report.problems)
     assert codes == ["bad-event", "duplicate-event", "illegal-transition", "incomplete-txn", "torn-tail"]
-    assert not report["ok"]
-    assert all(p["where"].startswith("ledger/") for p in report["problems"] if p["code"] != "duplicate-event")
+    assert not report.ok
+    assert all(p["where"].startswith("ledger/") for p in report.problems if p["code"] != "duplicate-event")
     repaired = mem.doctor(repair=True)
     # removed: the half txn and the identical copy of the create (the first copy stays)
-    assert repaired["repaired"]["trimmed_tails"] == 1 and repaired["repaired"]["removed_lines"] == 2
-    assert sorted(p["code"] for p in repaired["remaining"]) == ["bad-event", "illegal-transition"]
-    assert (mem.memory_dir / repaired["repaired"]["backups"][0]).read_text(encoding="utf-8").endswith('{"v":1,"torn')
-    assert "index not rebuilt" in repaired["index"]["error"]  # the bad line needs a person
+    assert repaired.repaired["trimmed_tails"] == 1 and repaired.repaired["removed_lines"] == 2
+    assert sorted(p["code"] for p in repaired.remaining) == ["bad-event", "illegal-transition"]
+    assert (mem.memory_dir / repaired.repaired["backups"][0]).read_text(encoding="utf-8").endswith('{"v":1,"torn')
+    assert "index not rebuilt" in repaired.index["error"]  # the bad line needs a person
     shard.write_text("".join(l for l in shard.read_text(encoding="utf-8").splitlines(keepends=True)
                              if '"archive"' not in l), encoding="utf-8")
     # the notes themselves are untouched
@@ -49,8 +49,8 @@ def test_forgotten_leftovers_from_an_old_branch_are_stripped(mem):
     with open(shard, "a", encoding="utf-8") as fh:
         fh.write(old_line)  # a merge from a branch that still had the create
     report = mem.doctor()
-    assert [p["code"] for p in report["problems"]] == ["forgotten-leftovers"]
+    assert [p["code"] for p in report.problems] == ["forgotten-leftovers"]
     assert mem.note(a.id).state == "forgotten"
     mem.doctor(repair=True)
     assert "text that must go" not in shard.read_text(encoding="utf-8")
-    assert mem.doctor()["ok"]
+    assert mem.doctor().ok

@@ -34,7 +34,7 @@ def ledger_dir(mem):
         mem.remember(f"note {i}: the `cacheLock_{i % 7}` in src/svc{i % 3}/worker.py retries",
                      kind=("finding", "gotcha", "decision", "directive")[i % 4],
                      tags=[f"t{i % 5}"], paths=[f"src/svc{i % 3}/**"])
-    notes = sorted(n.id for n in mem._index().all_notes())
+    notes = sorted(n.id for n in mem.index().all_notes())
     mem.supersede(notes[0], "the lock is released first now", reason="fixed")
     mem.revoke(notes[1], reason="wrong")
     mem.forget_note(notes[2])
@@ -43,7 +43,7 @@ def ledger_dir(mem):
     lines = shards[0].read_text(encoding="utf-8").splitlines(keepends=True)
     shards[0].write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
     (shards[0].parent / "2020-01.jsonl").write_text("".join(lines[len(lines) // 2:]), encoding="utf-8")
-    mem._index().close()
+    mem.index().close()
     return mem.memory_dir
 
 

@@ -103,7 +103,7 @@ def test_expand_frames_and_chain(mem):
     a = mem.remember("use pool size 4", actor="agent")
     b = mem.supersede(a.id, "use pool size 8", reason="measured")
     mem.revoke(b.id, reason="pool removed")
-    [xa, xb] = mem.expand([a.id, b.id])
+    [xa, xb] = mem.expand([a.id, b.id]).notes
     assert xb["text"].splitlines()[1].startswith("WARNING: revoked")
     assert xa["chain"] == [a.id, b.id] and xb["chain"] == [a.id, b.id]
     assert "memory to verify, recorded by an AI session" in xa["text"]
@@ -164,7 +164,7 @@ def test_metadata_is_loaded_on_the_second_query_only_and_ranks_the_same(mem):
         note = mem.remember(f"lock daemon retry case {i}", priority=["high", "medium", "low"][i % 3])
         if i % 4 == 0:
             mem.revoke(note.id, reason="x")
-    index = mem._index()
+    index = mem.index()
     first = mem.recall("lock retry", limit=3).to_dict()
     assert index._meta[1] == "asked once"
     second = mem.recall("lock retry", limit=3).to_dict()
@@ -255,7 +255,7 @@ def test_cached_notes_and_metadata_follow_writes_elsewhere(mem, tmp_path):
     assert again.hits[0].note.title == "the retry budget is five attempts" and again.hits[0].note.extra == {}
     other = Memory.open(tmp_path)
     other.revoke(note.id, reason="wrong")
-    other._index()  # the other connection catches the index up
+    other.index()  # the other connection catches the index up
     res = mem.recall("retry budget")
     assert res.hits == [] and res.excluded == {"revoked": 1}
     other.reindex()  # renumbers rowids under the first connection's caches

@@ -64,7 +64,7 @@ def test_only_a_last_line_that_is_not_a_whole_event_is_torn(mem):
     drop_cache(mem)
     rep = Ledger(mem.memory_dir).load()
     assert not rep.problems and sorted(rep.notes) == sorted([a.id, "bbbbbbbb"])
-    assert mem.doctor(repair=True)["repaired"] is None and shard.read_bytes() == whole + b_line
+    assert mem.doctor(repair=True).repaired is None and shard.read_bytes() == whole + b_line
     # a cut-off write, and a JSON object that is not a well-formed event: neither is a whole event
     for torn in (whole[:-40], b'{"v":1,"note":"x"}'):
         shard.write_bytes(whole + torn)
@@ -72,9 +72,9 @@ def test_only_a_last_line_that_is_not_a_whole_event_is_torn(mem):
         rep = Ledger(mem.memory_dir).load()
         assert [p.code for p in rep.problems] == ["torn-tail"] and list(rep.notes) == [a.id]
         report = mem.doctor(repair=True)
-        assert report["repaired"]["trimmed_tails"] == 1 and report["ok"]
+        assert report.repaired["trimmed_tails"] == 1 and report.ok
         assert shard.read_bytes() == whole
-        assert (mem.memory_dir / report["repaired"]["backups"][0]).read_bytes().endswith(torn)
+        assert (mem.memory_dir / report.repaired["backups"][0]).read_bytes().endswith(torn)
 
 
 def test_the_next_write_keeps_a_whole_last_event_longer_than_a_mebibyte(mem):
@@ -95,9 +95,9 @@ def test_repair_strips_a_forgotten_notes_leftover_without_newline_and_backs_none
     mem.forget_note(a.id)
     with open(shard, "a", encoding="utf-8") as fh:
         fh.write(old_create)  # a merge from an older branch, its last line without a newline
-    assert [p["code"] for p in mem.doctor()["problems"]] == ["forgotten-leftovers"]
+    assert [p["code"] for p in mem.doctor().problems] == ["forgotten-leftovers"]
     report = mem.doctor(repair=True)
-    assert report["ok"] and report["repaired"]["removed_lines"] == 1
+    assert report.ok and report.repaired["removed_lines"] == 1
     assert "secret text" not in shard.read_text(encoding="utf-8")
     backup_dir = mem.memory_dir / ".cache" / "backup"
     assert all("secret text" not in p.read_text(encoding="utf-8") for p in backup_dir.glob("*"))
@@ -236,6 +236,6 @@ def test_doctor_asks_a_person_to_choose_between_differing_copies_of_an_event(mem
     ev = json.loads(shard.read_text(encoding="utf-8"))
     shard.write_text(encode_event(ev) + encode_event(dict(ev, body="changed on a branch")), encoding="utf-8")
     report = mem.doctor(repair=True)
-    assert [p["code"] for p in report["remaining"]] == ["duplicate-event"] and not report["repairable"]
-    assert "with different content" in report["remaining"][0]["message"]
-    assert "keep the right line, delete the others by hand" in report["remaining"][0]["message"]
+    assert [p["code"] for p in report.remaining] == ["duplicate-event"] and not report.repairable
+    assert "with different content" in report.remaining[0]["message"]
+    assert "keep the right line, delete the others by hand" in report.remaining[0]["message"]

@@ -69,3 +69,18 @@ def test_quote_rules_in_process(memory):
                                          "text": "Never deploy the billing service on Fridays (thin on-call rota)."})
     assert new.structured_content["provenance"] == "user-stated"
     assert memory.note(new.structured_content["id"]).kind == "directive"
+
+
+def test_errors_name_tool_arguments_and_offer_only_tools_the_server_has(memory):
+    app = build_server(memory)
+    note = memory.remember("an active note")
+    missing = call(app, "memory_flag_stale", {"id": note.id, "reason": " "})
+    assert str(missing).endswith("flag-stale needs a reason: pass the `reason` argument")
+    memory.revoke(note.id, reason="wrong")
+    illegal = call(app, "memory_revoke", {"id": note.id, "reason": "again"})
+    assert "(allowed: memory_reinstate)" in str(illegal) and "--" not in str(illegal)
+    active = memory.remember("offered only the tools there are")  # promote and expire are legal, with no tool here
+    refused = call(app, "memory_reinstate", {"id": active.id, "reason": "x"})
+    assert "(allowed: memory_supersede, memory_revoke, memory_flag_stale)" in str(refused)
+    unknown = call(app, "memory_expand", {"ids": ["zzzzzzzz"]})
+    assert str(unknown).endswith("no note #zzzzzzzz in the ledger — try `memory_recall`")

@@ -134,7 +134,7 @@ def test_nasty_shard_lines(project):
     (shard_dir / "2026-01.jsonl").write_bytes((NASTY / "nasty-shard.jsonl").read_bytes())
     assert outcome(project, project.recall, "seed") == "error"
     report = project.doctor()
-    assert not report["ok"] and report["problems"]
+    assert not report.ok and report.problems
     r = run_cli("doctor", cwd=project.root)
     cli_ok(r)
     r = run_cli("recall", "seed", cwd=project.root)
@@ -332,6 +332,7 @@ def test_expiry_bounds_are_exact():
     """The largest expiry the ledger's 4-digit-year format holds is accepted, one day more is not;
     an ISO time whose offset leaves the calendar is a clear error too (MCP passes the same text)."""
     from memory_custodian.errors import InvalidInput
+    from memory_custodian.fastargs import CLI_TERMS
     from memory_custodian.ledger.inputs import clean_expires
 
     now = "2026-11-30T12:00:00.000Z"
@@ -340,4 +341,5 @@ def test_expiry_bounds_are_exact():
     for bad in ("2912111", "1e999", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+01:00"):
         with pytest.raises(InvalidInput) as err:
             clean_expires(bad, now=now)
-        assert "--expires" in err.value.one_line()
+        assert err.value.field == "expires" and err.value.one_line().startswith("expires ")
+        assert err.value.one_line(CLI_TERMS).startswith("--expires ")  # the CLI names its flag

@@ -42,7 +42,7 @@ QUERIES = ["lock", "retry budget", "cache crash timeouts", "café naive", "Über
 
 
 def _postings(mem):
-    index = mem._index()
+    index = mem.index()
     rows = index.db.execute("SELECT rowid, id, state FROM notes").fetchall()
     return Postings(index.db, {r: i for r, i, _ in rows}, {r for r, _, st in rows if st == "forgotten"})
 
@@ -55,7 +55,7 @@ def _fts(db, match):
 
 def test_scores_equal_fts5_bm25_to_the_last_bit(mem):
     _ledger(mem)
-    db = mem._index().db
+    db = mem.index().db
     post = _postings(mem)
     checked = 0
     for q in QUERIES:
@@ -98,7 +98,7 @@ def test_warm_recall_equals_the_sql_path_with_every_filter(mem, monkeypatch):
             if warm:
                 mem.recall(**call)  # the first ask never loads the metadata
             out.append(mem.recall(**call).to_dict())
-        index = mem._index()
+        index = mem.index()
         out.append(recall_mod.run_recall(index, query="lock crash", near_paths=("src/api/handler.py",),
                                          exclude_ids=(made[1].id, made[2].id), ids=False, now="2030-01-01").to_dict())
         out.append(recall_mod.run_recall(index, query="lock crash", near_paths=("src/api/handler.py",),
@@ -106,7 +106,7 @@ def test_warm_recall_equals_the_sql_path_with_every_filter(mem, monkeypatch):
         return out
 
     warm = run_all(True)
-    assert mem._index().postings() is not None  # the warm path really ran from memory
+    assert mem.index().postings() is not None  # the warm path really ran from memory
     monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)  # the SQL path
     assert run_all(False) == warm
 
@@ -114,7 +114,7 @@ def test_warm_recall_equals_the_sql_path_with_every_filter(mem, monkeypatch):
 def _warm(mem):
     mem.recall("lock")
     mem.recall("lock")
-    return mem._index().postings()
+    return mem.index().postings()
 
 
 def test_postings_catch_up_with_added_notes_and_rebuild_after_a_forget(mem):
@@ -125,7 +125,7 @@ def test_postings_catch_up_with_added_notes_and_rebuild_after_a_forget(mem):
     mem.revoke(made[3].id, reason="state changes keep the text")
     again = _warm(mem)
     assert again is first  # caught up, not read anew
-    db = mem._index().db
+    db = mem.index().db
     for q in QUERIES + ["zanzibar quokka", "budget"]:
         assert again.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q
     mem.forget_note(made[6].id)
@@ -140,12 +140,12 @@ def test_a_forget_that_keeps_every_rowid_still_rebuilds_the_postings(mem):
     for text in ("lock one zebra", "lock two", "lock three zebra"):
         mem.remember(text)
     first = _warm(mem)
-    db = mem._index().db
+    db = mem.index().db
     last = db.execute("SELECT id FROM notes ORDER BY rowid DESC LIMIT 1").fetchone()[0]
     before = dict(db.execute("SELECT rowid, id FROM notes"))
     mem.forget_note(last)
     rebuilt = _warm(mem)
-    db = mem._index().db
+    db = mem.index().db
     assert dict(db.execute("SELECT rowid, id FROM notes")) == before  # same rowids: only its state says
     assert rebuilt is not first
     for q in ("zebra", "lock", "one two three"):
@@ -172,7 +172,7 @@ def test_warm_recall_equals_the_sql_path_on_tiered_big_ledger_queries(mem, monke
         return out
 
     warm = run_all(True)
-    assert mem._index().note_meta() is not None and any(r["partial"] for r in warm)  # tiers were used
+    assert mem.index().note_meta() is not None and any(r["partial"] for r in warm)  # tiers were used
     monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)
     assert run_all(False) == warm
     assert made
@@ -182,7 +182,7 @@ def test_postings_follow_writes_and_stay_off_on_big_ledgers(mem, monkeypatch):
     _ledger(mem, n=20)
     mem.recall("lock")
     mem.recall("lock")
-    index = mem._index()
+    index = mem.index()
     assert index.postings() is not None
     new = mem.remember("zanzibar lock held")
     res = mem.recall("zanzibar")
@@ -203,15 +203,15 @@ def test_postings_follow_a_reindex_by_another_process(mem, tmp_path):
     rnd = random.Random(3)
     for i in range(40):
         mem.remember(" ".join(rnd.sample(WORDS, 6)) + f" note {i}")
-        mem._index()  # caught up one note at a time: rowids follow creation, not note ids
+        mem.index()  # caught up one note at a time: rowids follow creation, not note ids
     first = _warm(mem)
-    before = dict(mem._index().db.execute("SELECT rowid, id FROM notes"))
+    before = dict(mem.index().db.execute("SELECT rowid, id FROM notes"))
     other = Memory.open(tmp_path)
     other.reindex()
     other.remember("quokka lock written after the reindex")
-    assert dict(mem._index().db.execute("SELECT rowid, id FROM notes WHERE rowid <= 40")) != before  # renumbered
+    assert dict(mem.index().db.execute("SELECT rowid, id FROM notes WHERE rowid <= 40")) != before  # renumbered
     again = _warm(mem)
     assert again is not first
-    db = mem._index().db
+    db = mem.index().db
     for q in QUERIES + ["quokka"]:
         assert again.scores(ranking.match_words(q)) == _fts(db, ranking.build_match(q)), q

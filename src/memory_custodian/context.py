@@ -6,26 +6,19 @@ sections, each packed under its own budget, plus the explain records of everythi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .records import Factory, Record
 
 
-@dataclass
-class Omission:
-    """Something a budget or a rule left out, named so nothing is dropped silently."""
+class Omission(Record):
+    """Something a budget or a rule left out, named so nothing is dropped silently: `module` (a file
+    such as "decisions.md" or a ledger section such as "ledger:directives"), `ref` (unit heading or
+    first line, or "#noteid") and `reason` (a reason code such as "omitted-by-budget")."""
 
-    module: str  # file (e.g. "decisions.md") or ledger section (e.g. "ledger:directives")
-    ref: str  # unit heading / first line, or "#noteid"
-    reason: str  # reason code, e.g. "omitted-by-budget"
+    FIELDS = ("module", "ref", "reason")
 
 
-@dataclass
-class Section:
-    """One block of the pack, rendered under `## {name}`."""
+class Section(Record):
+    """One block of the pack, rendered under `## {name}`; `note_ids` are the ledger notes it shows."""
 
-    name: str
-    text: str
-    tokens: int
-    budget: int | None
-    omitted: list[Omission] = field(default_factory=list)
-    oversized: bool = False
-    note_ids: list[str] = field(default_factory=list)  # ledger notes shown in this section
+    FIELDS = ("name", "text", "tokens", "budget", "omitted", "oversized", "note_ids")
+    DEFAULTS = {"omitted": Factory(list), "oversized": False, "note_ids": Factory(list)}

@@ -7,22 +7,74 @@ names the file (and line, where there is one) and says what to do.
 from __future__ import annotations
 
 
+class Terms:
+    """How a message names a Memory argument and the verbs a note allows; each adapter says it its
+    own way (the CLI by its flags, MCP by its tool arguments and tools), the library by its own names."""
+
+    def name(self, field: str) -> str:
+        return field
+
+    def with_value(self, field: str) -> str:
+        return f"{field}=..."
+
+    def ops(self, ops) -> str:
+        return ", ".join(ops) or "nothing (it is gone)"
+
+    def verb(self, name: str) -> str:
+        """A verb to suggest (`{verb:recall}` in a message): the Memory method."""
+        return f"`Memory.{name}`"
+
+
+LIBRARY_TERMS = Terms()
+
+
 class CustodianError(Exception):
-    """Base class. `exit_code` is what the CLI exits with."""
+    """Base class. `exit_code` is what the CLI exits with.
+
+    `field` names the Memory argument at fault ("reason", "title", "expires", "paths"); the
+    message writes it as `{field}` (or `{field=}` where a value is asked for), and `one_line(terms)`
+    says it the way the caller knows it. A refused transition carries the note's `state` and the
+    `allowed` verbs, written `{allowed}`; a verb to try next is written `{verb:NAME}`.
+    """
 
     exit_code = 2
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
-        self.message = message
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None, state: str | None = None, allowed: tuple | None = None):
+        self.template = message
         self.path = path
         self.line = line
+        self.field = field
+        self.state = state
+        self.allowed = allowed
+        self.message = self._phrased(LIBRARY_TERMS)
         super().__init__(self.one_line())
 
-    def one_line(self) -> str:
+    def _phrased(self, terms: Terms) -> str:
+        text = self.template
+        if self.field is not None:
+            text = text.replace("{field=}", terms.with_value(self.field)).replace("{field}", terms.name(self.field))
+        if self.allowed is not None:
+            text = text.replace("{allowed}", terms.ops(self.allowed))
+        start = text.find("{verb:")
+        while start >= 0 and text.find("}", start) > 0:
+            end = text.find("}", start)
+            said = terms.verb(text[start + 6:end])
+            text = text[:start] + said + text[end + 1:]
+            start = text.find("{verb:", start + len(said))
+        return text
+
+    def one_line(self, terms: Terms | None = None) -> str:
         where = ""
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
-        return (where + self.message).replace("\n", " ")
+        message = self.message if terms is None else self._phrased(terms)
+        return (where + message).replace("\n", " ")
+
+    def at(self, *, path: str | None = None, line: int | None = None) -> "CustodianError":
+        """The same error placed in a file (and line), keeping its field and state."""
+        return type(self)(self.template, path=path, line=line, field=self.field, state=self.state,
+                          allowed=self.allowed)
 
 
 class InvalidInput(CustodianError):

@@ -8,6 +8,8 @@ the caller falls through to click, which owns usage errors.
 
 from __future__ import annotations
 
+from .errors import Terms
+
 
 def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
          positional: bool) -> tuple[dict, list[str]] | None:
@@ -46,3 +48,24 @@ def scan(argv: list[str], *, values: dict, multi: dict, flags: dict,
             opts[multi[name]].append(value)
         i += 1
     return opts, args
+
+
+
+class CliTerms(Terms):
+    """A library error as the command line knows it: each Memory argument by its flag, each verb by its
+    command (see `errors.Terms`)."""
+
+    FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
+             "profiles": "--profile", "rules": "--rule"}
+
+    def name(self, field: str) -> str:
+        return self.FLAGS.get(field, "--" + field.replace("_", "-"))
+
+    def with_value(self, field: str) -> str:
+        return f"{self.name(field)} TEXT"
+
+    def verb(self, name: str) -> str:
+        return f"`memory-custodian {name.replace('_', '-')}`"
+
+
+CLI_TERMS = CliTerms()

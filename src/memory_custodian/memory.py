@@ -1,24 +1,22 @@
 """`Memory`: the one object the CLI, the MCP server and the hooks open and call.
 
-It is a thin facade. Each tier contributes its methods as a small mixin that lives beside the
-code it calls (curated read, curated write, ledger, ledger text), so no module here owns storage
-and no mixin knows about click or mcp. Mixin modules import their heavy parts inside methods, so
-opening a Memory stays cheap for hooks.
+Each method is a short call into the module that does the work (the curated tier's read and
+write paths, the ledger's notes and its text forms), imported on first use, so opening a Memory
+(hooks do it on every prompt) costs nothing for what is not run. What every caller must get
+lives here once: after each ledger write the export mirror is kept in step (at once, or
+debounced in a long-lived process), and a mirror that could not be re-rendered is the write's
+`mirror_warning`, never a failure of the write.
 """
 
 from __future__ import annotations
 
 import os
 
-from .curated.read_api import CuratedReadAPI
-from .curated.write_api import CuratedWriteAPI
 from .fsutil import path_property
-from .ledger.api import LedgerAPI
-from .ledger.text_api import LedgerTextAPI
 from .project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
 
 
-class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
+class Memory:
     """A project's memory. Open it with `Memory.open(project_root)`.
 
     `root` and `memory_dir` are `Path`s; inside, the two are kept as strings (`root_str`,
@@ -27,6 +25,8 @@ class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
     def __init__(self, root, memory_dir):
         self.root_str = os.fspath(root)
         self.memory_dir_str = os.fspath(memory_dir)
+        self._notes = None
+        self._debouncer = None
 
     root = path_property("root_str", "The project root.")
     memory_dir = path_property("memory_dir_str", "The memory folder (docs/memory by default).")
@@ -48,6 +48,8 @@ class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
     def __repr__(self) -> str:
         return f"Memory({self.root_str!r})"
 
+    # ---- curated: reading --------------------------------------------------------------------
+
     def init(self, *, extended: bool = False, agents=(), remove: bool = False):
         """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
 
@@ -67,3 +69,238 @@ class Memory(CuratedReadAPI, CuratedWriteAPI, LedgerAPI, LedgerTextAPI):
         result = init_memory(self, extended=extended)
         result.agents = install_agents(self, hosts)
         return result
+
+    def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
+             names_only: bool = False, strict: bool = False, ledger: bool = True):
+        """Build the context pack for `task`; returns a `ReadResult` (see `curated.context_pack`).
+
+        A missing required file makes `exit_code` 1 (the pack is still built); with `strict=True`
+        it raises InvalidInput instead.
+        """
+        from .curated.reading import read_pack
+
+        return read_pack(self, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
+                         names_only=names_only, strict=strict, ledger=ledger)
+
+    def check(self):
+        """Validate the curated folder; returns a `CheckResult` (`ok` is False if any problem)."""
+        from .curated.checking import check_memory
+
+        return check_memory(self)
+
+    def status(self):
+        """Each file's tokens against its budget, entry counts, inbox size; returns a `StatusResult`."""
+        from .curated.checking import status_memory
+
+        return status_memory(self)
+
+    def manifest(self):
+        """The parsed manifest (`curated.manifest.Manifest`)."""
+        from .curated.reading import load_manifest
+        from .project import require_memory_dir
+
+        return load_manifest(require_memory_dir(self.memory_dir))
+
+    # ---- curated: writing (each a plan, written all-or-nothing; see `curated.write_api`) ---------
+
+    def add(self, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
+            name: str | None = None, area: str | None = None, allow_long: bool = False) -> dict:
+        """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
+        from .curated import write_api
+
+        return write_api.add(self, text, type, reasons, scope, name, area, allow_long)
+
+    def forget(self, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
+               allow_broad_match: bool = False) -> dict:
+        """Remove every curated entry mentioning `topic` (preview unless `apply`)."""
+        from .curated import write_api
+
+        return write_api.forget(self, topic, mode, apply, plan_id, allow_broad_match)
+
+    def compact(self, target: str | None = None, apply: bool = False, plan_id: str | None = None,
+                archive_oldest: bool = False) -> dict:
+        """Dedupe, drop tombstoned inbox items, archive the oldest over budget (preview unless `apply`)."""
+        from .curated import write_api
+
+        return write_api.compact(self, target, apply, plan_id, archive_oldest)
+
+    def enable(self, module: str, paths: list[str] | None = None) -> dict:
+        """Create an optional module and index it in the manifest (idempotent)."""
+        from .curated import write_api
+
+        return write_api.enable(self, module, paths)
+
+    def migrate(self, apply: bool = False, plan_id: str | None = None) -> dict:
+        """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
+        from .curated import write_api
+
+        return write_api.migrate(self, apply, plan_id)
+
+    def finish_interrupted_writes(self) -> str | None:
+        """Finish a multi-file plan a killed command left behind; what was done, or None if nothing was pending."""
+        from .curated import write_api
+
+        return write_api.finish_interrupted_writes(self)
+
+    def interrupted_write_pending(self) -> bool:
+        """One stat: whether a killed multi-file write awaits `finish_interrupted_writes` (for readers to warn)."""
+        from .curated import write_api
+
+        return write_api.interrupted_write_pending(self)
+
+    def check_privacy(self) -> list[dict]:
+        """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
+        from .curated import write_api
+
+        return write_api.check_privacy(self)
+
+    # ---- ledger: writing (each keeps the export mirror in step) -------------------------------
+
+    def remember(self, text, *, kind="finding", priority="medium", title=None, tags=(), paths=(), quote=None,
+                 scope="workspace", expires=None, supersedes=None, actor="human", provenance=None, reason=None):
+        """Record a note; with `supersedes`, the create and the `supersede` of the old note are one txn."""
+        return self._mirrored(self._ledger_notes().remember(
+            text, kind=kind, priority=priority, title=title, tags=tags, paths=paths, quote=quote, scope=scope,
+            expires=expires, supersedes=supersedes, actor=actor, provenance=provenance, reason=reason))
+
+    def supersede(self, note_id, text, *, reason, actor="human", **fields):
+        """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
+        return self._mirrored(self._ledger_notes().supersede(note_id, text, reason=reason, actor=actor, **fields))
+
+    def revoke(self, note_id, *, reason, actor="human"):
+        """Withdraw a note that was wrong (it stays in history as revoked)."""
+        return self._mirrored(self._ledger_notes().lifecycle("revoke", note_id, reason, actor))
+
+    def flag_stale(self, note_id, *, reason, actor="human"):
+        """Mark a note as possibly out of date (`reinstate` confirms it)."""
+        return self._mirrored(self._ledger_notes().lifecycle("flag_stale", note_id, reason, actor))
+
+    def reinstate(self, note_id, *, reason, actor="human"):
+        """Make a stale, superseded, revoked or expired note active again."""
+        return self._mirrored(self._ledger_notes().lifecycle("reinstate", note_id, reason, actor))
+
+    def expire(self, note_id, *, reason, actor="human"):
+        """Expire a note now (it no longer applies)."""
+        return self._mirrored(self._ledger_notes().lifecycle("expire", note_id, reason, actor))
+
+    def promote(self, note_id, *, to, actor="human"):
+        """Raise a note's provenance (`to`: agent, user-stated or human; only a person reaches human)."""
+        return self._mirrored(self._ledger_notes().promote(note_id, to=to, actor=actor))
+
+    def forget_note(self, note_id):
+        """The one hard delete: the note's text leaves every shard; a content-free `forget` stays.
+        Returns a `NoteForgotten`."""
+        return self._mirrored(self._ledger_notes().forget_note(note_id), "forget")
+
+    def edit_checkin(self, path, reason=None):
+        """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict.
+        Returns a `CheckedIn`."""
+        from .ledger import text_api
+
+        result = text_api.edit_checkin(self._ledger_notes(), path, reason)
+        return self._mirrored(result, "checkin") if result.events else result
+
+    # ---- ledger: reading ----------------------------------------------------------------------
+
+    def notes(self, *, include_forgotten=False):
+        """Every note as folded now, ordered by (created at, id)."""
+        return self._ledger_notes().notes(include_forgotten=include_forgotten)
+
+    def note(self, id_or_prefix):
+        """One note by id or unique prefix (4+ characters)."""
+        return self._ledger_notes().note(id_or_prefix)
+
+    def history(self, note_id):
+        """The note's applied events in replay order (who, when, why): a `History`."""
+        return self._ledger_notes().history(note_id)
+
+    def ledger_events_since(self, event_id: str | None = None) -> list[dict]:
+        """Applied events after `event_id` (all when None), in replay order."""
+        return self._ledger_notes().events_since(event_id)
+
+    def expand(self, ids):
+        """Full notes by id, framed by provenance and state, with the supersession chain: an `Expansion`."""
+        return self._ledger_notes().expand(ids)
+
+    def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
+               counts=True, ids=True):
+        """Ranked notes with an account of what was not shown (`counts=False`: hits only;
+        `counts="matched"`: hits and how many matched, without the exclusions — for hooks)."""
+        return self._ledger_notes().recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
+                                           include_all=include_all, now=now, counts=counts, ids=ids)
+
+    def reindex(self, progress=None):
+        """Rebuild the derived index from the shards: a `Reindexed`."""
+        return self._ledger_notes().reindex(progress=progress)
+
+    def doctor(self, repair=False):
+        """Verify every shard (and with `repair` remove what an interrupted write left): a `DoctorReport`."""
+        return self._ledger_notes().doctor(repair=repair)
+
+    def index(self):
+        """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""
+        return self._ledger_notes().index()
+
+    def ledger(self):
+        """The ledger's shards (`ledger.store.Ledger`)."""
+        return self._ledger_notes().ledger()
+
+    # ---- ledger as text -----------------------------------------------------------------------
+
+    def export(self, path=None, check: bool = False):
+        """Render the ledger to Markdown (default `<memory dir>/MEMORY.md`, or the configured path);
+        with `check`, write nothing and say whether the file is `up_to_date`. An `Exported`."""
+        from .ledger import text_api
+
+        return text_api.export(self._ledger_notes(), path, check)
+
+    def export_enable(self, path=None):
+        """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
+        from .ledger import text_api
+
+        return text_api.export_enable(self._ledger_notes(), path)
+
+    def export_disable(self):
+        """Stop re-rendering the mirror after writes; the file itself is left as it is."""
+        from .ledger import text_api
+
+        return text_api.export_disable(self._ledger_notes())
+
+    def edit_checkout(self, path):
+        """Write the active (and stale) notes to `path` as an edit buffer: a `CheckedOut`."""
+        from .ledger import text_api
+
+        return text_api.edit_checkout(self._ledger_notes(), path)
+
+    # ---- the mirror after writes --------------------------------------------------------------
+
+    def debounce_mirror(self, interval: float = 3.0, lock=None) -> None:
+        """From now on re-render the mirror once writes have been quiet for `interval` seconds (for a
+        long-lived process; call `flush_mirror` before it exits). `lock`, if given, is held around
+        each render, so a timed render never interleaves with the caller's own calls."""
+        from .ledger import mirror
+
+        def render(memory):
+            if lock is None:
+                return mirror.refresh_mirror_if_enabled(memory)
+            with lock:
+                return mirror.refresh_mirror_if_enabled(memory)
+
+        self._debouncer = mirror.MirrorDebouncer(self, interval=interval, render=render)
+
+    def flush_mirror(self):
+        """Render a debounced mirror now if a write is pending (what the render returned, or None)."""
+        return self._debouncer.flush() if self._debouncer is not None else None
+
+    def _mirrored(self, result, landed: str = "change"):
+        from .ledger.mirror import after_write
+
+        result.mirror_warning = after_write(self, landed, self._debouncer)
+        return result
+
+    def _ledger_notes(self):
+        if self._notes is None:
+            from .ledger.api import LedgerNotes
+
+            self._notes = LedgerNotes(self.root_str, self.memory_dir_str)
+        return self._notes

@@ -155,20 +155,18 @@ def _on_start(memory, state, task: str, limit: int) -> str:
 
 
 def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
+    from ..curated.cutting import lines_part
+
     at = _now_iso()  # before reading: a note changed while we read counts as changed
     result = memory.read(task)
     tasks = _high_tasks(memory)
-    text = result.rendered
-    if tasks:
-        text = text.rstrip("\n") + "\n\n" + TASKS_HEADING + "\n\n" + "\n".join(line for line, _ in tasks) + "\n"
-    out = _framed(task, text) if len(text) <= limit else ""  # framing a long pack only to measure it is slow
-    shown = _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]
-    if not out or len(out) > limit:
-        out, kept = _cut_pack(result, tasks, task, limit)
-        shown = [(note_id, full) for note_id, full in shown if note_id in kept]
-    for note_id, full in shown:
-        state.mark_shown_at(note_id, at, full=full)
-    return out
+    pack = result.cut_to(limit, frame=lambda body: _framed(task, body),
+                         extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
+    kept = set(pack.note_ids)
+    for note_id, full in _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]:
+        if note_id in kept:
+            state.mark_shown_at(note_id, at, full=full)
+    return pack.text
 
 
 def _framed(task: str, body: str) -> str:
@@ -193,7 +191,7 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
-TASKS_HEADING = "## Open high-priority tasks"
+TASKS_TITLE = "Open high-priority tasks"  # the session-start pack lists them last, under this heading
 
 
 def _high_tasks(memory) -> list[tuple[str, str | None]]:
@@ -209,170 +207,6 @@ def _high_tasks(memory) -> list[tuple[str, str | None]]:
     if len(high) > HIGH_TASKS:
         lines.append(("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all", None))
     return lines
-
-
-# ---- the pack cut to the host's cap ----------------------------------------------------------
-# Claude Code truncates a hook's output at 10,000 characters, tail first, without a word. So when
-# the pack is longer we cut it ourselves: on whole entries, in order of value (what was not
-# loaded and the warnings, then directives, then constraints, tombstones and rules, then the
-# rest), and name everything left out by note id or entry heading, so nothing is missed silently.
-
-RANKS = {"Ledger directives": 1, "Ledger gotchas": 2, "constraints.md": 2, "do-not-use.md": 2}
-
-
-class _Part:
-    """One block of the pack as whole entries: `lead` (heading and preamble) then `entries`, exact
-    slices of the pack's text, so a cut block reads as the same block with its tail removed."""
-
-    __slots__ = ("title", "lead", "entries", "rank")
-
-    def __init__(self, title: str, lead: str, entries: list):
-        self.title = title
-        self.lead = lead
-        self.entries = entries  # (text, ref, note id or None)
-        self.rank = RANKS.get(title, 2 if title.startswith("rules/") else 3)
-
-
-def _cut_pack(result, tasks, task: str, limit: int) -> tuple[str, set[str]]:
-    """The framed pack under `limit` characters, cut on whole entries; and the note ids it still shows."""
-    parts = sorted(_parts(result, tasks), key=lambda part: part.rank)  # stable: pack order within a rank
-    order = [(part, entry) for part in parts for entry in part.entries]
-    head, tail = _head_and_notes(result)
-    room = limit
-    while True:
-        kept = _fit(order, head, tail, task, limit, room)
-        body = _render_cut(head, _cut_notice(order[kept:], task, limit), tail, order[:kept])
-        out = _framed(task, body)
-        if len(out) <= limit or kept == 0:
-            break
-        room -= len(out) - limit  # the estimate was short (fence escapes, joins): try again
-    if len(out) > limit:  # notices alone over the cap (thousands of warnings): a plain cut, still named
-        out = _framed(task, _cap(body, max(0, limit - len(_framed(task, "")) - 200)))
-    return out, {entry[2] for _, entry in order[:kept] if entry[2]}
-
-
-def _parts(result, tasks) -> list[_Part]:
-    from ..curated.units import split_units
-
-    parts = []
-    for module in result.modules:
-        if module.disposition != "loaded" or not (module.text or "").strip():
-            continue
-        doc = split_units(module.text)
-        entries = [(unit.text, unit.ref, None) for unit in doc.units]
-        parts.append(_Part(module.module, f"## {module.module}\n\n{doc.preamble}", entries))
-    for section in result.sections:
-        if section.text.strip():
-            parts.append(_Part(section.name, f"## {section.name}\n\n",
-                               _note_entries(section.text.strip(), section.note_ids)))
-    if tasks:
-        entries = [(line + "\n", f"#{note_id}", note_id) for line, note_id in tasks if note_id]
-        if tasks[-1][1] is None:  # the "more are open" line goes with the last task
-            text, ref, note_id = entries[-1]
-            entries[-1] = (text + tasks[-1][0], ref, note_id)
-        parts.append(_Part(TASKS_HEADING[3:], TASKS_HEADING + "\n\n", entries))
-    return parts
-
-
-def _note_entries(text: str, note_ids: list[str]) -> list[tuple[str, str, str | None]]:
-    """A ledger section's text split at each note's `[#id]` line; one entry if a note cannot be found."""
-    whole = [(text, ", ".join(f"#{i}" for i in note_ids) or text.split("\n", 1)[0], None)]
-    starts, at = [], 0
-    for note_id in note_ids:
-        found = text.find(f"[#{note_id}]", at)
-        while found > 0 and text[found - 1] != "\n":
-            found = text.find(f"[#{note_id}]", found + 1)
-        if found < 0 or (not starts and found != 0):
-            return whole
-        starts.append(found)
-        at = found + 1
-    if not starts:
-        return whole
-    ends = starts[1:] + [len(text)]
-    return [(text[a:b], f"#{i}", i) for a, b, i in zip(starts, ends, note_ids)]
-
-
-def _head_and_notes(result) -> tuple[str, str]:
-    """The pack's header, and its `## Not loaded` and `## Warnings` blocks, as `read` renders them."""
-    from ..curated.reading import render_pack
-
-    # names_only gives the header, a "Loaded:" list of file names (no blank line in it), the blocks
-    names = render_pack(result.task, result.canonical_task, result.modules, result.sections, result.omissions,
-                        names_only=True, warnings=result.warnings)
-    loaded = names.find("\n\nLoaded:\n")
-    if loaded < 0:  # a format this hook does not know: keep it all rather than lose a warning
-        return names.strip(), ""
-    at = names.find("\n\n## ", loaded + 1)
-    return names[:loaded], (names[at + 2:].strip() if at >= 0 else "")
-
-
-def _fit(order, head: str, tail: str, task: str, limit: int, room: int) -> int:
-    """How many entries (in order of value) fit with the notice naming the rest."""
-    frame = len(_framed(task, "")) + len(head) + len(tail) + 4
-    sizes, total, started = [0], 0, set()
-    for part, (text, _, _) in order:
-        total += len(text)
-        if id(part) not in started:
-            started.add(id(part))
-            total += len(part.lead) + 2
-        sizes.append(total)
-    def fits(kept: int) -> bool:
-        return frame + sizes[kept] + len(_cut_notice(order[kept:], task, limit)) + 2 <= room
-
-    # Keeping one more entry adds its text and takes at most its name (capped, see CUT_NAMES) off
-    # the notice, so what is sent grows with `kept`: the most that fits is found by halving, with
-    # a notice built a dozen times rather than once per entry (quadratic on a big file).
-    lo, hi = 0, len(order)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _cut_notice(dropped, task: str, limit: int) -> str:
-    from ..curated.reading import short_ref  # loaded already: the pack was read with it
-
-    if not dropped:
-        return ""
-    lines = [f"## Cut to fit the host's limit\n\nThe pack is longer than the {limit} characters this hook may "
-             "send, so whole entries were left out (none was cut in half). "
-             f"Run `memory-custodian read --task {task}` or the `memory_context` MCP tool for the whole pack, "
-             "and `memory-custodian expand ID` or `memory_expand` for one note. Not shown here:"]
-    by_part: dict[int, tuple] = {}
-    for part, entry in dropped:
-        by_part.setdefault(id(part), (part, []))[1].append(entry)
-    for part, entries in by_part.values():
-        refs = [ref for _, ref, _ in entries]
-        if any(note_id for _, _, note_id in entries) or part.title.startswith("Ledger"):
-            # notes by id, as `expand` takes them
-            lines.append(f"- {part.title}: {', '.join(refs[:CUT_IDS])}{_more(len(refs) - CUT_IDS, task)}")
-        elif len(entries) == len(part.entries):
-            lines.append(f"- {part.title}: the whole file ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})")
-        else:
-            lines.append(f"- {part.title}: {len(entries)} of {len(part.entries)} entries: "
-                         + "; ".join(short_ref(ref) for ref in refs[:CUT_NAMES]) + _more(len(refs) - CUT_NAMES, task))
-    return "\n".join(lines)
-
-
-# Names listed per block of the notice: past these, a count and where every name is (listing
-# hundreds of headings would cost more room than the entries they stand for).
-CUT_IDS, CUT_NAMES = 60, 20
-
-
-def _more(count: int, task: str) -> str:
-    return f"; and {count} more (`memory-custodian read --task {task} --explain` names every one)" if count > 0 else ""
-
-
-def _render_cut(head: str, notice: str, tail: str, kept) -> str:
-    blocks = [head, notice, tail]
-    by_part: dict[int, tuple] = {}
-    for part, (text, _, _) in kept:
-        by_part.setdefault(id(part), (part, []))[1].append(text)
-    blocks.extend((part.lead + "".join(texts)).strip() for part, texts in by_part.values())
-    return "\n\n".join(block for block in blocks if block) + "\n"
 
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
@@ -474,8 +308,6 @@ def _ledger_signature(memory) -> str:
 
 
 def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n", 0, limit)
-    cut = cut if cut > limit // 2 else limit
-    return text[:cut] + f"\n… cut at {limit} characters: run `memory-custodian read` for the whole pack"
+    from ..curated.cutting import cap_text
+
+    return cap_text(text, limit)

@@ -17,7 +17,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..errors import CustodianError
+from ..errors import CustodianError, Terms
 from . import recall_view
 from .fence import DATA_NOTICE, fence
 
@@ -48,26 +48,48 @@ CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent
 _CALL_LOCK = threading.Lock()
 
 
+# The lifecycle verbs a refused transition may offer, as this server's tools; the others
+# (promote, expire, forget) have no tool here and are never offered.
+VERB_TOOLS = {"supersede": "memory_supersede", "revoke": "memory_revoke", "flag_stale": "memory_flag_stale",
+              "reinstate": "memory_reinstate"}
+
+
+class ToolTerms(Terms):
+    """A library error as an MCP client knows it: arguments by name, verbs by this server's tools."""
+
+    def name(self, field: str) -> str:
+        return f"`{field}`"
+
+    def with_value(self, field: str) -> str:
+        return f"the `{field}` argument"
+
+    def ops(self, ops) -> str:
+        tools = [VERB_TOOLS[op] for op in ops if op in VERB_TOOLS]
+        return ", ".join(tools) or "no tool of this server"
+
+    def verb(self, name: str) -> str:
+        return f"`memory_{name}`"
+
+
+TOOL_TERMS = ToolTerms()
+
+
 def _text(text: str, data: dict | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 class Server:
-    """The tools, bound to one project's memory; `mirror` keeps the export mirror fresh."""
+    """The tools, bound to one project's memory."""
 
-    def __init__(self, memory, mirror=None):
+    def __init__(self, memory):
         self.memory = memory
-        self.mirror = mirror
 
-    def call(self, fn, *args, writes: bool = False, **kwargs):
+    def call(self, fn, *args, **kwargs):
         with _CALL_LOCK:
             try:
-                result = fn(*args, **kwargs)
+                return fn(*args, **kwargs)
             except CustodianError as exc:
-                raise ToolError(exc.one_line()) from exc
-            if writes and self.mirror is not None:
-                self.mirror.touch()
-            return result
+                raise ToolError(exc.one_line(TOOL_TERMS)) from exc
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -81,9 +103,9 @@ class Server:
         """The context pack for a task: the routed curated rules, every active directive in full, the
         gotchas for the given paths, the top notes for the query, and what was left out and why.
         Call it first, before planning or editing."""
-        result = self.call(recall_view.read_pack_for, self.memory, task=task, areas=areas, paths=paths, query=query)
-        text = f"{DATA_NOTICE}\n{fence(result['rendered'])}"
-        return _text(text, {"note_ids": result["note_ids"], "task": task})
+        result = self.call(self.memory.read, task, areas=tuple(areas), paths=tuple(paths), query=query)
+        text = f"{DATA_NOTICE}\n{fence(result.rendered)}"
+        return _text(text, {"note_ids": result.note_ids, "task": task})
 
     def memory_recall(
         self,
@@ -109,15 +131,15 @@ class Server:
     ) -> CallToolResult:
         """Full notes by id: body, tags, paths, dates, provenance frame and state (a revoked note leads
         with a warning), and the supersession chain."""
-        items = self.call(self.memory.expand, list(ids))
-        text, data = recall_view.render_expand(self.memory, items)
+        expansion = self.call(self.memory.expand, list(ids))
+        text, data = recall_view.render_expand(expansion)
         return _text(f"{DATA_NOTICE}\n{fence(text)}", data)
 
     def memory_history(self, id: NoteId) -> CallToolResult:  # noqa: A002
         """A note's events in order: what happened, who did it, when and why."""
-        events = self.call(self.memory.history, id)
-        text = recall_view.render_history(events)
-        return _text(f"{DATA_NOTICE}\n{fence(text)}", {"events": events})
+        history = self.call(self.memory.history, id)
+        text = recall_view.render_history(history.events)
+        return _text(f"{DATA_NOTICE}\n{fence(text)}", history.to_dict())
 
     # ---- writing -----------------------------------------------------------------------------
 
@@ -137,7 +159,7 @@ class Server:
         verbatim (30+ characters), or `quote` is found in it, the note is bound as user-stated."""
         from .capture import remember_as_agent
 
-        note, binding = self.call(remember_as_agent, self.memory, text, writes=True, kind=kind, priority=priority,
+        note, binding = self.call(remember_as_agent, self.memory, text, kind=kind, priority=priority,
                                   title=title, tags=tuple(tags), paths=tuple(paths), quote=quote, scope=scope,
                                   expires=expires)
         return _text(*recall_view.render_written(note, binding, "recorded"))
@@ -158,7 +180,7 @@ class Server:
         The old note stays in history as superseded."""
         from .capture import supersede_as_agent
 
-        note, binding = self.call(supersede_as_agent, self.memory, id, text, writes=True, reason=reason,
+        note, binding = self.call(supersede_as_agent, self.memory, id, text, reason=reason,
                                   title=title, kind=kind, priority=priority, tags=tuple(tags),
                                   paths=tuple(paths), quote=quote)
         return _text(*recall_view.render_written(note, binding, f"recorded, superseding #{note.supersedes}"))
@@ -166,17 +188,17 @@ class Server:
     def memory_revoke(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
         """Withdraw a note that is wrong (it stays in history, shown as revoked). Prefer
         memory_supersede when there is a correct version to record."""
-        note = self.call(self.memory.revoke, id, reason=reason, actor=ACTOR, writes=True)
+        note = self.call(self.memory.revoke, id, reason=reason, actor=ACTOR)
         return _text(f"revoked #{note.id}: {reason}", {"id": note.id, "state": note.state})
 
     def memory_flag_stale(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
         """Mark a note as possibly out of date, so readers check it first."""
-        note = self.call(self.memory.flag_stale, id, reason=reason, actor=ACTOR, writes=True)
+        note = self.call(self.memory.flag_stale, id, reason=reason, actor=ACTOR)
         return _text(f"flagged #{note.id} stale: {reason}", {"id": note.id, "state": note.state})
 
     def memory_reinstate(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
         """Bring back a revoked, superseded or expired note, or confirm a stale one."""
-        note = self.call(self.memory.reinstate, id, reason=reason, actor=ACTOR, writes=True)
+        note = self.call(self.memory.reinstate, id, reason=reason, actor=ACTOR)
         return _text(f"reinstated #{note.id}: {reason}", {"id": note.id, "state": note.state})
 
     def memory_propose(
@@ -198,30 +220,19 @@ TOOLS = (
 )
 
 
-def build_server(memory, mirror=None) -> MCPServer:
+def build_server(memory) -> MCPServer:
     app = MCPServer("memory-custodian", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    server = Server(memory, mirror)
+    server = Server(memory)
     for name, hints in TOOLS:
         app.add_tool(getattr(server, name), name=name, annotations=hints, structured_output=False)
     return app
 
 
 def serve(memory) -> None:
-    """Run over stdio until the client closes; the export mirror is flushed on the way out."""
-    mirror = _mirror(memory)
+    """Run over stdio until the client closes. Writes re-render the export mirror 3 s after the last
+    one (under the call lock: a timed render never interleaves with a tool call), and on the way out."""
+    memory.debounce_mirror(interval=3.0, lock=_CALL_LOCK)
     try:
-        build_server(memory, mirror).run("stdio")
+        build_server(memory).run("stdio")
     finally:
-        if mirror is not None:
-            mirror.flush()
-
-
-def _mirror(memory):
-    """The export mirror, re-rendered 3 s after the last write (and on exit) when it is enabled."""
-    from ..ledger.text_api import MirrorDebouncer, refresh_mirror_if_enabled
-
-    def render(mem):
-        with _CALL_LOCK:  # the debouncer's timer thread must not interleave with a tool call
-            return refresh_mirror_if_enabled(mem)
-
-    return MirrorDebouncer(memory, interval=3.0, render=render)
+        memory.flush_mirror()

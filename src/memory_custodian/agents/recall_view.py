@@ -13,39 +13,6 @@ RELATIVE_FLOOR = 0.35
 MIN_SHARED_TERMS = 2
 
 
-class Hit:
-    """A note and its score. (A plain class: building a dataclass costs a hook process start-up time.)"""
-
-    __slots__ = ("note", "score")
-
-    def __init__(self, note: object, score: float):
-        self.note = note
-        self.score = score
-
-    def __repr__(self) -> str:
-        return f"Hit(note={self.note!r}, score={self.score!r})"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Hit) and (self.note, self.score) == (other.note, other.score)
-
-
-def _raw_hits(result) -> list:
-    for attr in ("hits", "items", "results", "notes"):
-        value = getattr(result, attr, None)
-        if value is not None:
-            return list(value)
-    return list(result)
-
-
-def hits_of(result) -> list[Hit]:
-    out = []
-    for item in _raw_hits(result):
-        note = getattr(item, "note", item)
-        score = getattr(item, "score", None)
-        out.append(Hit(note, float(score) if score is not None else 0.0))
-    return out
-
-
 def _terms(text: str) -> set[str]:
     from ..ledger.ranking import query_terms
 
@@ -84,11 +51,11 @@ def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
     return " ".join(terms[i] for i in sorted(keep))
 
 
-def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
-    """The top notes for a prompt that clear the relevance floor, and how many matched below it."""
+def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list, int]:
+    """The top hits (`RecallHit`s) for a prompt that clear the relevance floor, and how many matched below it."""
     # the hook says how many more matched, never what was excluded: one count query, not a scan
     result = memory.recall(focus_query(prompt), limit=limit * 2, counts="matched")
-    hits = hits_of(result)
+    hits = result.hits
     if not hits:
         return [], 0
     wanted = _terms(prompt)
@@ -100,7 +67,7 @@ def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list[Hit], int]:
         if (top <= 0 or hit.score >= RELATIVE_FLOOR * top) and _shares(
                 wanted, " ".join([n.title, n.body, *n.tags, *n.paths]), need):
             kept.append(hit)
-    below = len(hits) - len(kept[:limit]) + int(getattr(result, "below_cutoff", 0) or 0)
+    below = len(hits) - len(kept[:limit]) + (result.below_cutoff or 0)
     return kept[:limit], below
 
 
@@ -108,7 +75,7 @@ def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int]:
     """Active gotchas anchored to any of `paths` (by priority then recency), and how many more
     matched beyond `limit`."""
     result = memory.recall(None, kinds=("gotcha",), paths=tuple(paths), limit=limit, ids=False)
-    return [h.note for h in hits_of(result)], int(getattr(result, "below_cutoff", 0) or 0)
+    return [h.note for h in result.hits], (result.below_cutoff or 0)
 
 
 def index_line(note, state: str | None = None) -> str:
@@ -133,12 +100,6 @@ def note_text(note) -> str:
     return "\n".join(lines)
 
 
-def read_pack_for(memory, *, task: str, areas=(), paths=(), query=None) -> dict:
-    result = memory.read(task, areas=tuple(areas), paths=tuple(paths), query=query)
-    ids = [i for s in result.sections for i in s.note_ids]
-    return {"note_ids": ids, "rendered": result.rendered}
-
-
 def render_recall(result) -> tuple[str, dict]:
     """Index lines framed by who recorded each note, then what was not shown (never silent)."""
     hits = list(result.hits)
@@ -149,17 +110,10 @@ def render_recall(result) -> tuple[str, dict]:
     return "\n".join(lines), result.to_dict()
 
 
-def render_expand(memory, items) -> tuple[str, dict]:
-    texts, ids = [], []
-    for item in items:
-        if isinstance(item, dict):
-            text = item.get("text") or item.get("rendered")
-            ids.append(item.get("id"))
-            texts.append(text if isinstance(text, str) else note_text(memory.note(item["id"])))
-        else:
-            ids.append(item.id)
-            texts.append(note_text(item))
-    return "\n\n".join(texts), {"ids": ids, "notes": [i for i in items if isinstance(i, dict)]}
+def render_expand(expansion) -> tuple[str, dict]:
+    """The full notes of an `Expansion`, and its data (ids and notes) for a tool's structured content."""
+    notes = expansion.notes
+    return "\n\n".join(item["text"] for item in notes), {"ids": [item["id"] for item in notes], "notes": notes}
 
 
 def render_history(events: list[dict]) -> str:

@@ -127,11 +127,12 @@ def handle_errors(fn):
     @wraps(fn)
     def wrapper(*args, **kwargs):
         from ..errors import CustodianError
+        from ..fastargs import CLI_TERMS
 
         try:
             return fn(*args, **kwargs)
         except CustodianError as exc:
-            click.echo(f"error: {exc.one_line()}", err=True)
+            click.echo(f"error: {exc.one_line(CLI_TERMS)}", err=True)
             sys.exit(exc.exit_code)
 
     return wrapper

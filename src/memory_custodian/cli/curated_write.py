@@ -84,16 +84,10 @@ def forget(project_root, memory_dir, topic, mode, apply_, plan_id, allow_broad_m
             if not sys.stdin.isatty():
                 raise Refused("forget --note deletes the note's text for good — pass --yes to confirm")
             click.confirm(f"Delete note {note_id} from the ledger for good?", abort=True, err=True)
-        result = memory.forget_note(note_id.lstrip("#"))
-        from ..errors import CustodianError
-        from ..ledger.text_api import mirror_failure, refresh_mirror_if_enabled
-
-        try:
-            refresh_mirror_if_enabled(memory)  # the export mirror must drop the note's text at once
-        except (CustodianError, OSError) as exc:
-            # the note is already gone from the ledger: say the mirror is stale, do not claim failure
-            warn(f"the note was forgotten, but MEMORY.md could not be re-rendered: {mirror_failure(exc)} — "
-                 "run `memory-custodian export` to drop its text from the mirror")
+        forgotten = memory.forget_note(note_id.lstrip("#"))
+        if forgotten.mirror_warning:
+            warn(forgotten.mirror_warning)
+        result = forgotten.to_dict()
         if fmt == "json":
             emit_json(result)
         else:

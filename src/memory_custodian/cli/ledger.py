@@ -35,19 +35,9 @@ def _note_fields(fn):
     return fn
 
 
-def _refresh_mirror(memory) -> None:
-    """Keep MEMORY.md in step after a write when the project turned the mirror on; a failure to
-    re-render is a warning, since the write itself has succeeded."""
-    from ..errors import CustodianError
-    from ..ledger.text_api import mirror_warning, refresh_mirror_if_enabled
-
-    try:
-        refresh_mirror_if_enabled(memory)
-    except (CustodianError, OSError) as exc:
-        warn(mirror_warning(exc))
-
-
 def _emit_note(note, fmt: str, text: str) -> None:
+    if note.mirror_warning:
+        warn(note.mirror_warning)
     if fmt == "json":
         emit_json(note.to_dict())
     else:
@@ -69,7 +59,6 @@ def remember(text, kind, priority, title, tags, paths, quote, scope, expires, su
     note = memory.remember(_text_arg(text), kind=kind or "finding", priority=priority or "medium", title=title,
                            tags=tags, paths=paths, quote=quote, scope=scope or "workspace", expires=expires,
                            supersedes=supersedes, actor=actor)
-    _refresh_mirror(memory)
     _emit_note(note, fmt, note.id)
 
 
@@ -88,7 +77,6 @@ def supersede(note_id, text, reason, kind, priority, title, tags, paths, quote, 
     memory = open_memory(project_root, memory_dir)
     note = memory.supersede(note_id, _text_arg(text), reason=reason, actor=actor, kind=kind, priority=priority,
                             title=title, tags=tags, paths=paths, quote=quote, scope=scope, expires=expires)
-    _refresh_mirror(memory)
     _emit_note(note, fmt, note.id)
 
 
@@ -103,7 +91,8 @@ def _verb(method: str, help_text: str):
     def command(note_id, reason, actor, fmt, project_root, memory_dir):
         memory = open_memory(project_root, memory_dir)
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
-        _refresh_mirror(memory)
+        if note.mirror_warning:
+            warn(note.mirror_warning)
         from ..ledger.ids import now_iso
 
         state = note.state_at(now_iso())  # as of now: an `expires` that has passed makes it expired
@@ -133,7 +122,6 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
     """Raise the provenance of note ID (e.g. after a person verified it)."""
     memory = open_memory(project_root, memory_dir)
     note = memory.promote(note_id, to=to, actor=actor)
-    _refresh_mirror(memory)
     _emit_note(note, fmt, f"#{note.id} {note.provenance}")
 
 
@@ -169,7 +157,7 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
 def expand(ids, fmt, project_root, memory_dir):
     """Full notes, framed by provenance and state, with tags, paths, dates and the supersession chain."""
     memory = open_memory(project_root, memory_dir)
-    items = memory.expand(list(ids))
+    items = memory.expand(list(ids)).notes
     if fmt == "json":
         emit_json({"notes": items})
     else:
@@ -184,7 +172,7 @@ def expand(ids, fmt, project_root, memory_dir):
 def history(note_id, fmt, project_root, memory_dir):
     """The events of note ID in order: who, when, why."""
     memory = open_memory(project_root, memory_dir)
-    events = memory.history(note_id)
+    events = memory.history(note_id).events
     if fmt == "json":
         emit_json({"events": events})
         return
@@ -216,9 +204,9 @@ def reindex(fmt, project_root, memory_dir):
                     bar.update(step)
                     state["done"] += step
 
-            result = memory.reindex(progress=progress)
+            result = memory.reindex(progress=progress).to_dict()
     else:
-        result = memory.reindex()
+        result = memory.reindex().to_dict()
     if fmt == "json":
         emit_json(result)
     else:
@@ -235,7 +223,7 @@ def doctor(repair, fmt, project_root, memory_dir):
     from ..errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
-    report = memory.doctor(repair=repair)
+    report = memory.doctor(repair=repair).to_dict()
     if fmt == "json":
         emit_json(report)
     else:

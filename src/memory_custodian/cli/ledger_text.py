@@ -16,19 +16,6 @@ def _abs(path):
     return None if path is None else str(Path(path).expanduser().absolute())
 
 
-def _refresh(memory) -> None:
-    """After a check-in landed, a mirror that cannot be re-rendered is a warning, not a failure:
-    saying "nothing changed" would make the person check in twice."""
-    from ..errors import CustodianError
-    from ..ledger.text_api import mirror_failure, refresh_mirror_if_enabled
-
-    try:
-        refresh_mirror_if_enabled(memory)
-    except (CustodianError, OSError) as exc:  # a disk error too: the check-in itself has landed
-        warn(f"checked in, but the export mirror was not re-rendered: {mirror_failure(exc)} — fix that, then run "
-             "`memory-custodian export`")
-
-
 @click.command()
 @memory_options
 @click.option("--path", "path", default=None, metavar="FILE",
@@ -53,11 +40,11 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
         raise InvalidInput("give only one of --check, --enable, --disable")
     memory = open_memory(project_root, memory_dir)
     if disable:
-        result = memory.export_disable()
+        result = memory.export_disable().to_dict()
     elif enable:
-        result = memory.export_enable(path=path)
+        result = memory.export_enable(path=path).to_dict()
     else:
-        result = memory.export(path=path, check=check)
+        result = memory.export(path=path, check=check).to_dict()
     if fmt == "json":
         emit_json(result)
     elif disable:
@@ -100,7 +87,7 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
         raise InvalidInput("give --checkout FILE or --checkin FILE, not both")
     memory = open_memory(project_root, memory_dir)
     if checkout:
-        result = memory.edit_checkout(_abs(checkout))
+        result = memory.edit_checkout(_abs(checkout)).to_dict()
         if fmt == "json":
             emit_json(result)
         else:
@@ -108,10 +95,7 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
                        f"check in with `memory-custodian edit --checkin {checkout}`")
         return
     if checkin:
-        result = memory.edit_checkin(_abs(checkin), reason=reason)
-        if result["events"]:
-            _refresh(memory)
-        _report(result, fmt)
+        _report(memory.edit_checkin(_abs(checkin), reason=reason), fmt)
         return
     import tempfile
 
@@ -125,12 +109,13 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
         raise
     os.unlink(tmp)
     os.rmdir(os.path.dirname(tmp))
-    if result["events"]:
-        _refresh(memory)
     _report(result, fmt)
 
 
-def _report(result: dict, fmt: str) -> None:
+def _report(checked_in, fmt: str) -> None:
+    if checked_in.mirror_warning:
+        warn(checked_in.mirror_warning)
+    result = checked_in.to_dict()
     if fmt == "json":
         emit_json(result)
         return

@@ -68,7 +68,9 @@ def main(argv: list[str]) -> int | None:
                              paths=opts["paths"], query=opts["query"], names_only=opts["names_only"],
                              strict=opts["strict"])
     except CustodianError as exc:
-        sys.stderr.write(f"error: {exc.one_line()}\n")
+        from ..fastargs import CLI_TERMS
+
+        sys.stderr.write(f"error: {exc.one_line(CLI_TERMS)}\n")
         return exc.exit_code
     try:
         return emit_read(result, opts["fmt"], opts["explain"])

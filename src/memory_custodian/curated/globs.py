@@ -70,21 +70,23 @@ def normalize_path(value: str, project_root=None) -> str:
     if root is not None and (raw.startswith("/") or re.match(r"^[A-Za-z]:/", raw)):
         resolved = os.path.realpath(raw)
         if not _inside(resolved, root):
-            raise InvalidInput(f"--path {value!r} is outside the project root {root}; pass a path relative to it")
+            raise InvalidInput(f"{{field}} {value!r} is outside the project root {root}; pass a path relative to it",
+                               field="paths")
         raw = os.path.relpath(resolved, root).replace(os.sep, "/")
     while raw.startswith("./"):
         raw = raw[2:]
     if not raw or raw == "." or raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
-        raise InvalidInput(f"--path {value!r} must be a path relative to the project root, such as src/store.py")
+        raise InvalidInput(f"{{field}} {value!r} must be a path relative to the project root, such as src/store.py",
+                           field="paths")
     parts = [part for part in raw.split("/") if part not in ("", ".")]
     if not parts or ".." in parts:
-        raise InvalidInput(f"--path {value!r} must not contain '..'; pass a path inside the project")
+        raise InvalidInput(f"{{field}} {value!r} must not contain '..'; pass a path inside the project", field="paths")
     if root is not None:
         nearest = os.path.join(root, *parts)
         while not fsutil.exists(nearest) and nearest != root:
             nearest = os.path.dirname(nearest)
         if not _inside(os.path.realpath(nearest), root):
-            raise InvalidInput(f"--path {value!r} leaves the project through a symlink")
+            raise InvalidInput(f"{{field}} {value!r} leaves the project through a symlink", field="paths")
     return "/".join(parts)
 
 

@@ -1,189 +1,20 @@
 """`read`: route the curated files for a task, pack each to its budget, add the ledger's sections,
-and say out loud everything that was not loaded and why.
-
-Reason codes (JSON `modules[].reason`; the explain section prints them):
-  loaded:   always · task · path-glob · explicit
-  skipped:  task-mismatch · no-path-match · not-requested · explicit-only · excluded-by-policy · not-routed
-  missing:  missing-required · missing-optional
-  omitted units: omitted-by-budget · other-scope (a ledger note scoped to another git branch)
-"""
+and say out loud everything that was not loaded and why (the result: `context_pack.ReadResult`)."""
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
 from ..errors import CustodianError, InvalidInput, unreadable
 from ..fsutil import read_utf8
 from . import globs
 from .manifest import MODULE_KINDS, Manifest, canonical_task, parse_manifest
+from .context_pack import (LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, ModuleResult,
+                           ReadResult, render_pack)
 from .units import pack, unclosed_fence
 
-LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "missing-required", "missing-optional"
-OMITTED_BY_BUDGET = "omitted-by-budget"
-OMISSION_TEXT = {OMITTED_BY_BUDGET: "omitted by budget", "other-scope": "not loaded (scoped to another git branch)"}
-FOOTER_REFS = 5  # omitted units named inside the pack itself; explain and JSON name them all
-
 _SLUG_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-
-TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
-if TYPE_CHECKING:
-    from ..context import Omission, Section
-
-
-# Plain slotted classes, not dataclasses: see units.py (start-up time of `read`).
-
-
-class ModuleResult:
-    """One module considered for the pack: what happened to it and why."""
-
-    __slots__ = ("module", "disposition", "reason", "required", "detail", "tokens", "budget", "omitted",
-                 "omitted_lines", "oversized", "text")
-
-    def __init__(self, module: str, disposition: str, reason: str, required: bool = False, detail: str = ""):
-        self.module = module
-        self.disposition = disposition  # loaded | skipped | missing-required | missing-optional
-        self.reason = reason  # a reason code (module docstring)
-        self.required = required
-        self.detail = detail  # which heading, glob or flag routed it; or why not
-        self.tokens: int | None = None  # packed tokens
-        self.budget: int | None = None
-        self.omitted: list[str] = []  # refs of the units left out by the budget
-        self.omitted_lines: list[int] = []  # 1-based source line of each omitted unit
-        self.oversized = False
-        self.text: str | None = None  # packed text, for loaded modules
-
-    def __repr__(self) -> str:
-        return f"ModuleResult({self.module!r}, {self.disposition!r}, {self.reason!r})"
-
-    def to_dict(self) -> dict:
-        return {
-            "module": self.module, "disposition": self.disposition, "reason": self.reason,
-            "required": self.required, "detail": self.detail, "tokens": self.tokens,
-            "budget": self.budget, "omitted": list(self.omitted), "omitted_lines": list(self.omitted_lines),
-            "oversized": self.oversized,
-        }
-
-
-class ReadResult:
-    """The context pack (`rendered`) and the account of how it was built."""
-
-    __slots__ = ("task", "canonical_task", "task_heading", "inputs", "modules", "sections", "omissions",
-                 "warnings", "rendered", "names_only")
-
-    def __init__(self, task: str, canonical_task: str, task_heading: str | None, inputs: dict, modules: list,
-                 sections: list, omissions: list, warnings: list, rendered: str, names_only: bool = False):
-        self.task = task
-        self.canonical_task = canonical_task
-        self.task_heading = task_heading
-        self.inputs = inputs
-        self.modules: list[ModuleResult] = modules
-        self.sections: list[Section] = sections  # the ledger's sections
-        self.omissions: list[Omission] = omissions
-        self.warnings: list[str] = warnings
-        self.rendered = rendered
-        self.names_only = names_only
-
-    @property
-    def loaded(self) -> list[str]:
-        return [m.module for m in self.modules if m.disposition == LOADED]
-
-    @property
-    def missing_required(self) -> list[str]:
-        return [m.module for m in self.modules if m.disposition == MISSING_REQUIRED]
-
-    @property
-    def skipped_optional(self) -> list[str]:
-        return [m.module for m in self.modules if m.disposition == MISSING_OPTIONAL]
-
-    @property
-    def oversized(self) -> list[str]:
-        return [m.module for m in self.modules if m.oversized] + [s.name for s in self.sections if s.oversized]
-
-    @property
-    def omitted_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for omission in self.omissions:
-            if omission.reason == OMITTED_BY_BUDGET:
-                counts[omission.module] = counts.get(omission.module, 0) + 1
-        return counts
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if self.missing_required else 0
-
-    @property
-    def sha256(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.rendered.encode("utf-8")).hexdigest()
-
-    def to_dict(self) -> dict:
-        return {
-            "task": self.task,
-            "canonical_task": self.canonical_task,
-            "task_heading": self.task_heading,
-            "inputs": self.inputs,
-            "modules": [m.to_dict() for m in self.modules],
-            "loaded": self.loaded,
-            "missing_required": self.missing_required,
-            "skipped_optional": self.skipped_optional,
-            "oversized": self.oversized,
-            "omitted": self.omitted_counts,
-            "omissions": [{"module": o.module, "ref": o.ref, "reason": o.reason} for o in self.omissions],
-            "packed": {m.module: m.text + "\n" for m in self.modules if m.disposition == LOADED},
-            "sections": [
-                {"name": s.name, "tokens": s.tokens, "budget": s.budget, "oversized": s.oversized,
-                 "note_ids": list(s.note_ids), "text": s.text}
-                for s in self.sections
-            ],
-            "warnings": list(self.warnings),
-            "rendered": self.rendered,
-            "sha256": self.sha256,
-            "exit_code": self.exit_code,
-        }
-
-    def explain_text(self) -> str:
-        out = ["## Explain", f"Task: {self.task} -> {self.canonical_task}"
-               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)")]
-        for key in ("paths", "areas", "profiles", "rules"):
-            if self.inputs.get(key):
-                out.append(f"{key.capitalize()}: {', '.join(self.inputs[key])}")
-        if self.inputs.get("query"):
-            out.append(f"Query: {self.inputs['query']}")
-        out.append("Modules considered:")
-        for m in self.modules:
-            size = ""
-            if m.disposition == LOADED:
-                size = f" {m.tokens}/{m.budget if m.budget is not None else 'unbudgeted'} tokens"
-                if m.omitted:
-                    size += f", {len(m.omitted)} omitted"
-                if m.oversized:
-                    size += ", oversized first entry kept whole"
-            detail = f" — {m.detail}" if m.detail else ""
-            why = f" ({m.reason})" if m.reason != m.disposition else ""
-            out.append(f"- {m.module}: {m.disposition}{why}{size}{detail}")
-        for s in self.sections:
-            size = f" {s.tokens}/{s.budget if s.budget is not None else 'unbudgeted'} tokens"
-            out.append(f"- {s.name}: loaded (ledger){size}")
-        out.append("Omitted by budget:")
-        budgeted = [o for o in self.omissions if o.reason == OMITTED_BY_BUDGET]
-        if not budgeted:
-            out.append("- none")
-        # by position: two omitted entries may share a heading
-        lines = {m.module: iter(m.omitted_lines) for m in self.modules if m.omitted_lines}
-        for o in budgeted:
-            line = next(lines[o.module], None) if o.module in lines else None
-            where = f"{o.module}:{line}" if line else o.module
-            out.append(f"- {where}: {o.ref} ({o.reason})")
-        others = [o for o in self.omissions if o.reason != OMITTED_BY_BUDGET]
-        if others:  # e.g. a ledger directive scoped to another git branch (other-scope)
-            out.append("Not loaded for another reason:")
-            out.extend(f"- {o.module}: {o.ref} ({o.reason})" for o in others)
-        if self.warnings:
-            out.append("Warnings:")
-            out.extend(f"- {w}" for w in self.warnings)
-        return "\n".join(out) + "\n"
 
 
 def _slugs(kind: str, values) -> list[str]:
@@ -195,42 +26,40 @@ def _slugs(kind: str, values) -> list[str]:
         if raw.endswith(".md"):
             raw = raw[:-3]
         if not re.match(_SLUG_RE, raw):
-            flag = {"areas": "--area", "profiles": "--profile", "rules": "--rule"}[kind]
-            raise InvalidInput(f"{flag} {value!r} is not a module name; use a name such as `store` for {kind}/store.md")
+            raise InvalidInput(f"{{field}} {value!r} is not a module name; use a name such as `store` for {kind}/store.md",
+                               field=kind)
         result.append(raw)
     return list(dict.fromkeys(result))
 
 
-def _resolve_inside(memory_dir: Path, module: str, manifest: Manifest) -> Path:
+def _resolve_inside(memory_dir: str, module: str, manifest: Manifest) -> str:
     """The module's path; refused if a symlink inside the memory folder leads out of it."""
-    import os
-
-    current = str(memory_dir)
+    current = memory_dir
     for part in module.split("/"):
         current = os.path.join(current, part)
         if os.path.islink(current):
-            if memory_dir.resolve() not in resolve(Path(current)).parents:
+            if resolve(memory_dir) not in resolve(current).parents:
                 raise InvalidInput(
                     f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
                     path=manifest.path,
                 )
-    return Path(current)
+    return current
 
 
-def resolve(path: Path) -> Path:
+def resolve(path):
     """`path.resolve()`, a symlink loop named as one line (Python < 3.13 raises RuntimeError for one)."""
     try:
-        return path.resolve()
+        from pathlib import Path  # only where a route is a symlink: read never needs it otherwise
+
+        return Path(path).resolve()
     except RuntimeError as exc:
         import errno
 
         raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
 
 
-def interrupted_write(memory_dir: Path) -> str | None:
+def interrupted_write(memory_dir) -> str | None:
     """A sentence for a write journal left by a killed multi-file command, or None (one stat when none)."""
-    import os
-
     path = os.path.join(memory_dir, ".cache", "journal.json")
     if not os.path.exists(path):
         return None
@@ -246,9 +75,9 @@ def interrupted_write(memory_dir: Path) -> str | None:
             "write command, e.g. `memory-custodian compact`, to finish it")
 
 
-def load_manifest(memory_dir: Path) -> Manifest:
-    path = memory_dir / "manifest.md"
-    return parse_manifest(read_utf8(path), str(path))
+def load_manifest(memory_dir) -> Manifest:
+    path = os.path.join(memory_dir, "manifest.md")
+    return parse_manifest(read_utf8(path), path)
 
 
 def readable_errors(fn):
@@ -273,12 +102,43 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
               names_only: bool = False, strict: bool = False, ledger: bool = True) -> ReadResult:
     from ..project import require_memory_dir
 
-    memory_dir = require_memory_dir(memory.memory_dir)
+    memory_dir = require_memory_dir(memory.memory_dir_str)
     canonical = canonical_task(task)
     requested = {"areas": _slugs("areas", areas), "profiles": _slugs("profiles", profiles), "rules": _slugs("rules", rules)}
-    touched = list(dict.fromkeys(globs.normalize_path(p, memory.root) for p in paths or ()))
+    touched = list(dict.fromkeys(globs.normalize_path(p, memory.root_str) for p in paths or ()))
     manifest = load_manifest(memory_dir)
     section = manifest.task_section(canonical)
+    warnings = _manifest_warnings(manifest, memory_dir, canonical, section)
+    modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
+    omissions = _load(manifest, memory_dir, modules, warnings)
+    missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
+    if missing:
+        message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
+        if strict:
+            raise InvalidInput(message + " ({field}: no pack printed)", path=os.path.join(memory_dir, "manifest.md"),
+                               field="strict")
+        warnings.append(message)
+
+    sections: list = []
+    # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
+    if ledger and os.path.isdir(os.path.join(memory_dir, "ledger")):
+        from ..ledger.context import ledger_sections
+
+        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
+                                        budgets=dict(manifest.ledger_budgets) or None))
+        for s in sections:
+            omissions.extend(s.omitted)
+
+    inputs = {"task": task, "paths": touched, "query": query, **requested}
+    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
+                           warnings=[w for w in warnings if not w.startswith("required memory file")])
+    return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
+                      omissions, warnings, rendered, names_only)
+
+
+def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section) -> list[str]:
+    """What `read` must say about the manifest itself: look-alike or missing sections, a half-applied
+    write, a task without a heading."""
     warnings: list[str] = []
     for line, heading, known, odd in manifest.lookalikes:
         warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
@@ -295,7 +155,12 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     if section is None and canonical != "general" and "load by task" not in {name for name, _, _ in missing}:
         warnings.append(f"the manifest has no `### ` heading under `## Load by task` for {canonical}; "
                         "only the always-load files were routed")
+    return warnings
 
+
+def _route(manifest: Manifest, memory_dir: str, canonical: str, section, requested: dict, touched: list,
+           warnings: list) -> list[ModuleResult]:
+    """Every module the manifest or the folder knows, in pack order, each loaded or not and why."""
     considered: dict[str, ModuleResult] = {}
     order: list[str] = []
 
@@ -365,14 +230,18 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     for name in _files_on_disk(memory_dir):
         if name not in considered and not manifest.is_explicit_only(name):
             consider(ModuleResult(name, SKIPPED, "not-routed", detail="no manifest route or index entry names it"))
+    return [considered[name] for name in order]
 
+
+def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list) -> list:
+    """Read and pack each routed module to its budget (a missing one is marked so); the omissions."""
     omissions: list = []
-    for name in order:
-        result = considered[name]
+    for result in modules:
         if result.disposition != LOADED:
             continue
+        name = result.module
         path = _resolve_inside(memory_dir, name, manifest)
-        if not path.is_file():
+        if not os.path.isfile(path):
             raise_if_unreadable(path)
             result.disposition = MISSING_REQUIRED if result.required else MISSING_OPTIONAL
             result.reason = result.disposition
@@ -395,42 +264,17 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
             skipped = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
             result.omitted_lines = [line + skipped for _, line in packed.omitted_entries]
             omissions.extend(Omission(name, ref, OMITTED_BY_BUDGET) for ref, _ in packed.omitted_entries)
-
-    modules = [considered[name] for name in order]
-    missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
-    if missing:
-        message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
-        if strict:
-            raise InvalidInput(message + " (--strict: no pack printed)", path=str(memory_dir / "manifest.md"))
-        warnings.append(message)
-
-    sections: list = []
-    # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
-    if ledger and (memory_dir / "ledger").is_dir():
-        from ..ledger.context import ledger_sections
-
-        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
-                                        budgets=dict(manifest.ledger_budgets) or None))
-        for s in sections:
-            omissions.extend(s.omitted)
-
-    inputs = {"task": task, "paths": touched, "query": query, **requested}
-    rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
-                           warnings=[w for w in warnings if not w.startswith("required memory file")])
-    return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
-                      omissions, warnings, rendered, names_only)
+    return omissions
 
 
 CURATED_FOLDERS = ("", "rules", "profiles", "areas")
 
 
-def memory_files(memory_dir: Path, folders=CURATED_FOLDERS) -> list[str]:
+def memory_files(memory_dir, folders=CURATED_FOLDERS) -> list[str]:
     """Every `.md` file in the memory folder and the given subfolders, folder by folder, names sorted."""
-    import os
-
     names = []
     for folder in folders:
-        directory = memory_dir / folder if folder else memory_dir
+        directory = os.path.join(memory_dir, folder) if folder else memory_dir
         try:
             found = list(os.scandir(directory))
         except (FileNotFoundError, NotADirectoryError):
@@ -442,7 +286,7 @@ def memory_files(memory_dir: Path, folders=CURATED_FOLDERS) -> list[str]:
     return names
 
 
-def _files_on_disk(memory_dir: Path) -> list[str]:
+def _files_on_disk(memory_dir) -> list[str]:
     """The memory files `read` may route (not the manifest, READMEs or the export mirror)."""
     return [name for name in memory_files(memory_dir)
             if name.rsplit("/", 1)[-1] not in ("manifest.md", "README.md", "MEMORY.md")]
@@ -450,8 +294,6 @@ def _files_on_disk(memory_dir: Path) -> list[str]:
 
 def raise_if_unreadable(path) -> None:
     """For a path `is_file()` said no to: a symlink loop or a permission error is not a missing file."""
-    import os
-
     try:
         os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -466,42 +308,3 @@ def entry_is_file(entry) -> bool:
         return entry.is_file()
     except OSError as exc:
         raise unreadable(entry.path, exc) from exc
-
-
-def short_ref(ref: str, width: int = 60) -> str:
-    """An omitted entry's name, cut to `width` characters for a one-line listing."""
-    return ref if len(ref) <= width else ref[: width - 1].rstrip() + "…"
-
-
-def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections: list[Section],
-                omissions: list[Omission], *, names_only: bool = False, warnings: list[str] = ()) -> str:
-    """The context pack: a header, each loaded file under its name, the ledger's sections, and what was left out."""
-    head = f"# Memory context pack\nTask: {task}" + (f" (canonical: {canonical})" if task != canonical else "")
-    blocks = [head]
-    loaded = [m for m in modules if m.disposition == LOADED]
-    if names_only:
-        blocks.append("Loaded:\n" + ("\n".join(f"- {m.module}" for m in loaded) or "- none"))
-    else:
-        blocks.extend(f"## {m.module}\n\n{m.text}" for m in loaded)
-        blocks.extend(f"## {s.name}\n\n{s.text.strip()}" for s in sections if s.text.strip())
-    notes = []
-    by_module: dict[tuple[str, str], list[str]] = {}
-    for o in omissions:
-        by_module.setdefault((o.module, o.reason), []).append(o.ref)
-    for (module, reason), refs in by_module.items():
-        shown = "; ".join(short_ref(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
-        why = OMISSION_TEXT.get(reason, reason.replace("-", " "))
-        notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} {why}: {shown}")
-    for m in modules:
-        if m.oversized:
-            notes.append(f"- {m.module}: first entry is larger than the {m.budget}-token budget and was kept whole")
-        if m.disposition in (MISSING_REQUIRED, MISSING_OPTIONAL):
-            notes.append(f"- {m.module}: {m.disposition.replace('-', ' ')}")
-    for s in sections:
-        if s.oversized:
-            notes.append(f"- {s.name}: larger than its {s.budget}-token budget and kept whole")
-    if notes:
-        blocks.append("## Not loaded\n\n" + "\n".join(notes))
-    if warnings:  # the agent reading the pack should know what the person running `read` is told
-        blocks.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in warnings))
-    return "\n\n".join(blocks) + "\n"

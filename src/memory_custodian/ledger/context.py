@@ -92,49 +92,37 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
     """Return a list of `memory_custodian.context.Section` for the pack (empty until the ledger exists)."""
     from .store import Ledger
 
-    ledger = Ledger(memory.memory_dir)
-    if not ledger.shards():
+    if not Ledger(memory.memory_dir_str).shards():
         return []
     from .recall import run_recall
 
     limits = {**DEFAULT_BUDGETS, **(budgets or {})}
-    # A Memory keeps one index connection, caught up on each use: share it (a session-start hook
-    # then opens one connection, not one for the pack and one for its recall).
-    shared = getattr(memory, "_index", None)
-    if shared is not None:
-        index = shared()
-    else:
-        from .index import Index
-
-        index = Index(ledger)
-        index.catch_up()
-    try:
-        root = memory.root
-        sections = []
-        directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
-        left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")
-        section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
-                        limits["directives"], "\n\n", tail=tail)
+    # the Memory's own index connection, caught up: a session-start hook then opens one connection,
+    # not one for the pack and one for its recall
+    index = memory.index()
+    root = memory.root_str
+    sections = []
+    directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
+    left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")
+    section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
+                    limits["directives"], "\n\n", tail=tail)
+    section.omitted += left
+    sections.append(section)
+    shown = [h.note.id for h in directives.hits]
+    if paths:
+        gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
+        left, tail = _left_out(index, "gotchas", gotchas, "`memory-custodian recall --kind gotcha --all --path PATH`")
+        section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
+                        limits["gotchas"], "\n\n", tail=tail)
         section.omitted += left
         sections.append(section)
-        shown = [h.note.id for h in directives.hits]
-        if paths:
-            gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
-            left, tail = _left_out(index, "gotchas", gotchas, "`memory-custodian recall --kind gotcha --all --path PATH`")
-            section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
-                            limits["gotchas"], "\n\n", tail=tail)
-            section.omitted += left
-            sections.append(section)
-            shown += [h.note.id for h in gotchas.hits]
-        if query or paths:
-            if query:
-                res = run_recall(index, query=query, limit=RECALL_LINES, root=root, near_paths=tuple(paths),
-                                 exclude_ids=tuple(shown), ids=False)
-            else:
-                res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
-            sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
-                                  tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
-        return sections
-    finally:
-        if shared is None:
-            index.close()
+        shown += [h.note.id for h in gotchas.hits]
+    if query or paths:
+        if query:
+            res = run_recall(index, query=query, limit=RECALL_LINES, root=root, near_paths=tuple(paths),
+                             exclude_ids=tuple(shown), ids=False)
+        else:
+            res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
+        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
+                              tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
+    return sections

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .. import fsutil
+from ..records import Record
 from .store import TORN_DIR, Ledger, split_shard
 
 REPAIRABLE = ("torn-tail", "incomplete-txn", "forgotten-leftovers")
@@ -117,7 +118,22 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
     return {"backups": backups, "removed_lines": removed_lines, "trimmed_tails": trimmed}
 
 
-def run_doctor(ledger: Ledger, *, repair: bool = False) -> dict:
+class DoctorReport(Record):
+    """What `doctor` found: counts, every problem (`problems`) and those left after a repair
+    (`remaining`), what a repair did (`repaired`, and `index`, the rebuild, only when repairing)."""
+
+    FIELDS = ("shards", "events", "notes", "problems", "repaired", "warnings", "trimmed_earlier", "remaining",
+              "ok", "repairable", "index")
+    DEFAULTS = {"index": None}
+
+    def to_dict(self) -> dict:
+        data = self.as_dict()
+        if data["index"] is None:
+            del data["index"]
+        return data
+
+
+def run_doctor(ledger: Ledger, *, repair: bool = False) -> DoctorReport:
     from .index import Index
 
     with fsutil.project_lock(ledger.memory_dir):
@@ -150,4 +166,4 @@ def run_doctor(ledger: Ledger, *, repair: bool = False) -> dict:
         report["ok"] = not report["remaining"]
         report["repairable"] = (any(p["code"] in REPAIRABLE for p in report["remaining"])
                                 or bool(_identical_duplicates(remaining, copies)))
-    return report
+    return DoctorReport(**report)

@@ -78,21 +78,12 @@ def _remember(memory, o) -> None:
                            title=o.get("title"), tags=tuple(o["tags"]), paths=tuple(o["paths"]), quote=o.get("quote"),
                            scope=o.get("scope") or "workspace", expires=o.get("expires"),
                            supersedes=o.get("supersedes"), actor=o.get("actor") or "human")
-    _refresh_mirror(memory)
+    if note.mirror_warning:
+        sys.stderr.write(f"warning: {note.mirror_warning}\n")
     if o["fmt"] == "json":
         _emit_json(note.to_dict())
     else:
         sys.stdout.write(note.id + "\n")
-
-
-def _refresh_mirror(memory) -> None:
-    from ..errors import CustodianError
-    from .text_api import mirror_warning, refresh_mirror_if_enabled
-
-    try:
-        refresh_mirror_if_enabled(memory)
-    except (CustodianError, OSError) as exc:  # the note is written: a failed re-render is not a failed write
-        sys.stderr.write(f"warning: {mirror_warning(exc)}\n")
 
 
 def _recall(memory, o) -> None:
@@ -114,6 +105,7 @@ def main(argv: list[str]) -> int | None:
     if opts is None:
         return None
     from ..errors import CustodianError
+    from ..fastargs import CLI_TERMS
     from ..memory import Memory
 
     try:
@@ -121,7 +113,7 @@ def main(argv: list[str]) -> int | None:
         (_remember if argv[0] == "remember" else _recall)(memory, opts)
     except CustodianError as exc:
         sys.stdout.flush()
-        sys.stderr.write(f"error: {exc.one_line()}\n")
+        sys.stderr.write(f"error: {exc.one_line(CLI_TERMS)}\n")
         return exc.exit_code
     sys.stdout.flush()
     return 0

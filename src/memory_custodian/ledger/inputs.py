@@ -41,7 +41,7 @@ def clean_text(text, what: str = "note text") -> str:
     return require_utf8(text, what).strip("\n").rstrip()
 
 
-def require_utf8(value: str, what: str) -> str:
+def require_utf8(value: str, what: str, field: str | None = None) -> str:
     """Refuse text that cannot be stored as UTF-8, naming `what` and the line.
 
     Bytes that are not UTF-8 on the command line (or a stdin read with surrogateescape) reach us
@@ -55,7 +55,7 @@ def require_utf8(value: str, what: str) -> str:
         line = value.count("\n", 0, exc.start) + 1
         where = f" on line {line}" if "\n" in value else ""
         raise InvalidInput(f"{what} is not valid UTF-8 ({bad}{where}); give it as UTF-8 text "
-                           "(convert it with e.g. `iconv -t UTF-8`)") from exc
+                           "(convert it with e.g. `iconv -t UTF-8`)", field=field) from exc
     return value
 
 
@@ -78,11 +78,11 @@ def read_stdin_text(what: str = "note text") -> str:
 def clean_title(title, text: str) -> str:
     if title is None:
         return default_title(text)
-    title = " ".join(require_utf8(str(title), "--title").split())
+    title = " ".join(require_utf8(str(title), "{field}", "title").split())
     if not title:
-        raise InvalidInput("--title is empty")
+        raise InvalidInput("{field} is empty", field="title")
     if len(title) > TITLE_MAX:
-        raise InvalidInput(f"--title is {len(title)} characters; keep it to {TITLE_MAX}")
+        raise InvalidInput(f"{{field}} is {len(title)} characters; keep it to {TITLE_MAX}", field="title")
     return title
 
 
@@ -134,10 +134,10 @@ LIMIT_MAX = 1_000_000  # far above any ledger; keeps `limit + cap` inside SQLite
 def clean_limit(limit) -> int:
     """`--limit`: a whole number from 0 to LIMIT_MAX."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise InvalidInput("--limit must be 0 or more")
+        raise InvalidInput("{field} must be 0 or more", field="limit")
     if limit > LIMIT_MAX:
         shown = str(limit) if limit < 10 ** 30 else "of that size"  # str() of a 5,000-digit int raises
-        raise InvalidInput(f"--limit {shown} is too large; give a number from 0 to {LIMIT_MAX}")
+        raise InvalidInput(f"{{field}} {shown} is too large; give a number from 0 to {LIMIT_MAX}", field="limit")
     return limit
 
 
@@ -152,12 +152,12 @@ def clean_expires(expires, now: str | None = None) -> str | None:
     text = str(expires).strip()
     shown = text if len(text) <= 40 else text[:37] + "..."
     max_days = (iso_to_ms(EXPIRES_MAX) - iso_to_ms(now)) // 86_400_000
-    too_far = InvalidInput(f"--expires {shown} is too far away; give at most {max_days} days "
-                           f"or a date up to {EXPIRES_MAX[:10]}")
+    too_far = InvalidInput(f"{{field}} {shown} is too far away; give at most {max_days} days "
+                           f"or a date up to {EXPIRES_MAX[:10]}", field="expires")
     if re.fullmatch(r"\d+(\.\d+)?", text):
         days = float(text)  # never raises here: huge digit strings become inf
         if days <= 0:
-            raise InvalidInput("--expires in days must be more than 0")
+            raise InvalidInput("{field} in days must be more than 0", field="expires")
         if days > max_days:
             raise too_far
         return add_days(now, days)
@@ -169,20 +169,22 @@ def clean_expires(expires, now: str | None = None) -> str | None:
             dt = parse_iso(text)
             value = ms_to_iso(int(dt.timestamp() * 1000))
     except OverflowError as exc:  # an offset pushing year 1 or 9999 out of range
-        raise too_far if text[:1] == "9" else InvalidInput(f"--expires {shown!r} is in the past") from exc
+        past = InvalidInput(f"{{field}} {shown!r} is in the past", field="expires")
+        raise too_far if text[:1] == "9" else past from exc
     except ValueError as exc:
-        raise InvalidInput(f"--expires {shown!r} is not a number of days, a YYYY-MM-DD date or a UTC ISO time") from exc
+        raise InvalidInput(f"{{field}} {shown!r} is not a number of days, a YYYY-MM-DD date or a UTC ISO time",
+                           field="expires") from exc
     if not is_iso_utc(value):  # before year 1000 (gmtime gives fewer digits): long past
-        raise InvalidInput(f"--expires {shown!r} is in the past")
+        raise InvalidInput(f"{{field}} {shown!r} is in the past", field="expires")
     if value <= now:
-        raise InvalidInput(f"--expires {shown!r} is in the past")
+        raise InvalidInput(f"{{field}} {shown!r} is in the past", field="expires")
     return value
 
 
 def provenance_for(actor: str, provenance: str | None, quote: str | None) -> str:
     choice(actor, ACTORS, "actor")
     if isinstance(quote, str):
-        require_utf8(quote, "--quote")
+        require_utf8(quote, "{field}", "quote")
     if provenance is None:
         if quote and actor in ("agent", "auto", "system"):
             return "user-stated"
@@ -191,7 +193,7 @@ def provenance_for(actor: str, provenance: str | None, quote: str | None) -> str
     if provenance == "human" and actor != "human":
         raise Refused(f"an {actor} cannot record a note with human provenance; only a person can")
     if provenance == "user-stated" and not quote:
-        raise InvalidInput("user-stated provenance needs the user's verbatim words: pass --quote")
+        raise InvalidInput("user-stated provenance needs the user's verbatim words: pass {field}", field="quote")
     return provenance
 
 
@@ -201,7 +203,8 @@ def scope_fields(scope: str, root) -> dict:
         return {"scope": "workspace"}
     branch = current_branch(root)
     if not branch:
-        raise InvalidInput("--scope branch needs a git checkout on a branch (HEAD is detached or not a git repo)")
+        raise InvalidInput("{field} branch needs a git checkout on a branch (HEAD is detached or not a git repo)",
+                           field="scope")
     return {"scope": "branch", "branch": branch}
 
 

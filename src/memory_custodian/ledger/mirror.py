@@ -1,0 +1,124 @@
+"""The export mirror kept fresh after every write: at once for a command, debounced in a long-lived process.
+
+`Memory` calls `after_write` after each ledger write; no adapter re-renders the mirror itself.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+def refresh_mirror_if_enabled(memory):
+    """Re-render the mirror (the `Exported` record) when `config.json` turns it on, else None: one small read."""
+    from .config import config_path, parse_config
+
+    path = config_path(memory.memory_dir)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    export = parse_config(raw, path).get("export") or {}
+    if not export.get("enabled"):
+        return None
+    return memory.export()  # the configured path, read again there so that a refusal names config.json
+
+
+# The line after a write landed but the mirror could not be re-rendered, by what landed. The write
+# is done and acknowledged (exit 0): an agent that saw a failure would write the note again.
+WARNINGS = {
+    "change": "the change was written to the ledger (do not repeat it), but the export mirror was not re-rendered: "
+              "{failure} — once that is fixed, run `memory-custodian export`",
+    "checkin": "checked in, but the export mirror was not re-rendered: {failure} — fix that, then run "
+               "`memory-custodian export`",
+    "forget": "the note was forgotten, but MEMORY.md could not be re-rendered: {failure} — run "
+              "`memory-custodian export` to drop its text from the mirror",
+}
+
+
+def after_write(memory, landed: str, debouncer=None) -> str | None:
+    """Keep the mirror in step after a write: now, or through `debouncer` in a long-lived process.
+
+    Returns None, or the warning (see WARNINGS) when the render failed after the write landed.
+    """
+    if debouncer is not None:
+        debouncer.touch()
+        return None
+    from ..errors import CustodianError
+
+    try:
+        refresh_mirror_if_enabled(memory)
+    except (CustodianError, OSError) as exc:
+        return WARNINGS[landed].format(failure=mirror_failure(exc))
+    return None
+
+
+def mirror_failure(exc: Exception) -> str:
+    """Why a mirror re-render failed, in one line (a CustodianError's own line, or a disk error's path)."""
+    from ..errors import CustodianError
+
+    if isinstance(exc, CustodianError):
+        detail = exc.one_line()
+    elif isinstance(exc, OSError) and exc.filename is not None:
+        detail = f"{exc.filename}: {exc.strerror or exc}"
+    else:
+        detail = str(exc) or type(exc).__name__
+    return detail.replace("\n", " ")
+
+
+class MirrorDebouncer:
+    """Re-render the mirror once writes have been quiet for `interval` seconds (and on `flush`).
+
+    A long-running process (the MCP server) calls `touch()` after each write and `flush()` before
+    it exits, so a burst of writes costs one render and a shutdown never leaves the mirror stale.
+    Errors from a timed render go to `on_error` (default: one line on stderr), never lost.
+    """
+
+    def __init__(self, memory, interval: float = 3.0, on_error=None, render=None):
+        self.memory = memory
+        self.interval = interval
+        self.on_error = on_error or _stderr_line
+        self._render = render or refresh_mirror_if_enabled
+        self._lock = threading.Lock()
+        self._render_lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._pending = False
+        self.renders = 0
+
+    def touch(self) -> None:
+        with self._lock:
+            self._pending = True
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.interval, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # a background thread has no caller to raise to
+            self.on_error(exc)
+
+    def flush(self):
+        """Render now if a write is pending; returns what the render returned (None if nothing to do)."""
+        # a render already running in the timer thread finishes before flush returns
+        with self._render_lock:
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+                pending, self._pending = self._pending, False
+            if not pending:
+                return None
+            result = self._render(self.memory)
+            self.renders += 1
+            return result
+
+    def close(self):
+        return self.flush()
+
+
+def _stderr_line(exc: Exception) -> None:
+    import sys
+
+    print(f"warning: the export mirror was not re-rendered: {exc}", file=sys.stderr)
