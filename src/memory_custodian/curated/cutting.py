@@ -9,6 +9,7 @@ and everything left out is named by note id or entry heading, so nothing is miss
 from __future__ import annotations
 
 from ..records import Record
+from .pack_text import pack_footer, pack_head, short_ref
 
 RANKS = {"Ledger directives": 1, "Ledger gotchas": 2, "constraints.md": 2, "do-not-use.md": 2}
 
@@ -60,7 +61,6 @@ def cut_pack(result, limit: int, frame=None, extra=()) -> CutPack:
         return CutPack(out, ids, False)
     parts = sorted(_parts(result) + list(extra), key=lambda part: part.rank)  # stable: pack order within a rank
     order = [(part, entry) for part in parts for entry in part.entries]
-    from .context_pack import pack_footer, pack_head
 
     # the cut pack's tail names every warning, those the person running `read` sees on stderr too
     head = pack_head(result.task, result.canonical_task)
@@ -150,7 +150,6 @@ def _fit(order, head: str, tail: str, task: str, limit: int, room: int, frame) -
 
 
 def _cut_notice(dropped, task: str, limit: int) -> str:
-    from .context_pack import short_ref
 
     if not dropped:
         return ""

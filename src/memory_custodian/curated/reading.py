@@ -10,8 +10,8 @@ from ..errors import CustodianError, InvalidInput, unreadable
 from ..fsutil import read_utf8
 from . import globs
 from .manifest import MODULE_KINDS, Manifest, canonical_task, parse_manifest
-from .context_pack import (LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, ModuleResult,
-                           ReadResult, render_pack)
+from .context_pack import ModuleResult, ReadResult
+from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, render_pack
 from .units import pack, unclosed_fence
 
 _SLUG_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
