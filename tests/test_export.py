@@ -261,15 +261,14 @@ def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_pa
     import gc
 
     from memory_custodian.ledger.export import render_rows
-    from memory_custodian.ledger.text_api import _index_rows
 
     memory = write_ledger(tmp_path)
     memory.reindex()
     index = memory._index()
-    fields, rows = _index_rows(index)  # the stored rows as they are, no `Note`s
+    rows = index.export_rows()  # the stored rows as they are, no `Note`s
     notes = [n for n in index.all_notes() if n.state != "forgotten"]
     assert len(rows) == len(notes) == 10
-    assert render_rows(rows, fields=fields) == render_export(notes)
+    assert render_rows(rows) == render_export(notes)
     assert gc.isenabled()
     memory.export()  # the export pauses the cyclic GC for its bulk work, and only for it
     assert gc.isenabled()

@@ -121,7 +121,7 @@ class LedgerAPI:
         from .fold import apply
         from .model import REASON_ACTORS, REASON_REQUIRED
         from .inputs import require_utf8
-        from .store import _copy
+        from .model import copy_note
 
         if isinstance(reason, str):
             require_utf8(reason, "--reason")
@@ -137,7 +137,7 @@ class LedgerAPI:
             refuse_secrets(reason, "--reason")
             ev["reason"] = " ".join(str(reason).split())
         written = self._write([ev], index)
-        return apply(_copy(index.get_note(full)), written[0])
+        return apply(copy_note(index.get_note(full)), written[0])
 
     def revoke(self, note_id, *, reason, actor="human"):
         return self._lifecycle("revoke", note_id, reason, actor)

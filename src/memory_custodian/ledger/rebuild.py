@@ -15,7 +15,7 @@ import os
 from contextlib import contextmanager
 
 from .fold import fold_note_events
-from .index import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, _canonical, note_row_parts, rows_at
+from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, note_row_parts, rows_at
 from .store import parse_lines
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
@@ -89,7 +89,7 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
                 old = keys[seen]
                 old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
                     os.pread(files[old[4]], old[6], old[5]).decode("utf-8")
-                if _canonical(ev["_line"]) < _canonical(old_line):
+                if canonical(ev["_line"]) < canonical(old_line):
                     txn_count[old[3]] -= 1
                     keys[seen] = key
                     txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1

@@ -16,16 +16,10 @@ from ..errors import Corrupt, InvalidInput, NotFound, Refused
 from ..records import Factory, Record
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
-from .model import FORMAT_VERSION, Note
+from .model import FORMAT_VERSION, Note, copy_note, encode_event
 
 LEDGER_DIR = "ledger"
 TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspection
-
-
-def encode_event(ev: dict) -> str:
-    """The one serialisation: sorted keys, compact separators, UTF-8 text, one line."""
-    return json.dumps({k: v for k, v in ev.items() if not k.startswith("_")}, sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 class Replay(Record):
@@ -219,7 +213,7 @@ class Ledger:
             why = transition_error(note, ev)
             if why is not None:
                 raise Refused(f"{why}; nothing was written")
-            state[ev["note"]] = apply(_copy(note), ev)
+            state[ev["note"]] = apply(copy_note(note), ev)
         payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
         self._append_bytes(self.dir / f"{at[:7]}.jsonl", payload)
         return done
@@ -327,9 +321,3 @@ class Ledger:
                 fsutil.atomic_write(path, b"".join(kept) + tail)
                 rewritten.append(self.rel(path))
         return rewritten
-
-
-def _copy(note: Note | None) -> Note | None:
-    if note is None:
-        return None
-    return note.replace(extra=dict(note.extra))
