@@ -209,10 +209,10 @@ def test_a_stray_print_in_a_worker_cannot_corrupt_the_rows(ledger_dir):
     from memory_custodian.ledger import rebuild_worker
 
     src = os.path.dirname(os.path.dirname(memory_custodian.__file__))
-    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild; "
-            "real = rebuild._fold_chunk; "
-            "rebuild._fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
-            "from memory_custodian.ledger.rebuild_worker import main; main()")
+    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild_worker as w; "
+            "real = w.fold_chunk; "
+            "w.fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
+            "w.main()")
     shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[0]
     first_line = shard.read_bytes().split(b"\n")[0]
     proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -7,7 +7,7 @@ import pytest
 
 from memory_custodian.ledger.fold import Problem
 from memory_custodian.ledger.model import Note
-from memory_custodian.ledger.recall import RecallResult
+from memory_custodian.ledger.recall_result import RecallResult
 from memory_custodian.records import Factory, Record
 
 

@@ -251,6 +251,13 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
                 miss.update(_classify(note, note_id, ranked, result.matched, result, q, now, branch))
                 misses.append(miss)
 
+    return _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
+                   round(1000.0 * elapsed / len(queries), 3))
+
+
+def _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
+            ms_per_query) -> dict:
+    """The figures over every query, and the breakdowns, as `evaluate` returns them."""
     overall = {"queries": len(per_query), "pairs": len(pairs),
                "mrr": _mean(r["rr"] for r in per_query), "ndcg@10": _mean(r["ndcg@10"] for r in per_query),
                "miss_rate": _mean(0.0 if p["shown"] else 1.0 for p in pairs)}
@@ -270,7 +277,7 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
         "misses": sorted(misses, key=lambda m: (m["line"], m["note"])),
         "truth_errors": truth_errors,
         "forbidden_shown": forbidden_shown,
-        "ms_per_query": round(1000.0 * elapsed / len(queries), 3),
+        "ms_per_query": ms_per_query,
     }
     if any(p["category"] != "-" for p in pairs):
         report["by_category"] = _group(pairs, "category", ks)

@@ -13,6 +13,7 @@ from operator import itemgetter
 
 from . import ranking
 from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count
+from .recall_result import RecallHit
 
 SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
@@ -23,8 +24,6 @@ _ID, _RANK = itemgetter(0), itemgetter(1, 4, 5)
 
 def _add_hits(index, result, top, now) -> None:
     """The hits for `top`, rows of (note id, score, ...) in rank order."""
-    from .recall import RecallHit
-
     notes = index.get_notes([r[0] for r in top])
     for i, r in enumerate(top, 1):
         note = notes[r[0]]
