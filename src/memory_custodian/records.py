@@ -14,8 +14,6 @@ _MISSING = object()
 class Factory:
     """A default built fresh for each record (a list, a dict), like `field(default_factory=...)`."""
 
-    __slots__ = ("make",)
-
     def __init__(self, make):
         self.make = make
 

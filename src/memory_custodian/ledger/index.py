@@ -109,7 +109,7 @@ class Index:
         if isinstance(exc, OSError):
             return fsutil._disk_error(self.path, exc)
         return Refused(f"the index cache failed ({exc}); nothing in the ledger was changed — free disk space or "
-                       "check permissions, or delete .cache/index.sqlite and retry", path=str(self.path))
+                       "check permissions, or delete .cache/index.sqlite and retry", path=self.path)
 
     def _connect(self) -> sqlite3.Connection:
         fsutil.cache_dir(self.ledger.memory_dir_str)
@@ -150,7 +150,7 @@ class Index:
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
             try:
-                os.unlink(str(self.path) + suffix)
+                os.unlink(self.path + suffix)
             except FileNotFoundError:
                 pass
 
@@ -216,7 +216,7 @@ class Index:
         self._disk_sig = None
         self._meta = None
         self._current_sig = None
-        with fsutil.project_lock(self.ledger.memory_dir):
+        with fsutil.project_lock(self.ledger.memory_dir_str):
             self._delete_files()
 
     def _catch_up(self) -> dict:
@@ -490,4 +490,4 @@ class Index:
     def stats(self) -> dict:
         notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
         events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
-        return {"notes": notes, "events": events, "path": str(self.path)}
+        return {"notes": notes, "events": events, "path": self.path}

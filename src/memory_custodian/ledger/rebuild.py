@@ -86,7 +86,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     import hashlib
 
     db = index.db
-    total_bytes = sum(p.stat().st_size for p in shards) or 1
+    total_bytes = sum(os.stat(p).st_size for p in shards) or 1
     done_bytes = 0
     keys: list[tuple] = []
     where: dict[str, int] = {}
@@ -94,8 +94,9 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     txn_want: dict[str, int] = {}
     waived: set[str] = set()
     for shard_no, path in enumerate(shards):
-        st = path.stat()
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
         evs, _, _, used = parse_lines(index.ledger.rel(path), data, raw=True)
         for ev in evs:
             key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
@@ -120,7 +121,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
         db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
                                       for ev in evs])
         db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
-                   (path.name, len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
+                   (os.path.basename(path), len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
                     data[:used].count(b"\n")))
         files.append(os.open(path, os.O_RDONLY))
         del evs, data
@@ -187,6 +188,6 @@ def _folding(chunks, shards, files: list[int], workers: int):
         return
 
     # the workers open the shards by name: each must be the very file this process read
-    expect = [(str(path), os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
+    expect = [(path, os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
     with Workers(workers, expect) as pool:
         yield pool.map_in_order(chunks)
