@@ -23,7 +23,7 @@ from .index_rows import (
 )
 from .model import Note, copy_note
 from .paths import any_match
-from .store import Ledger, is_shard_name, parse_lines
+from .store import Ledger, parse_lines
 
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
@@ -58,20 +58,6 @@ def _query_paths(text: str) -> tuple:
         _QP.clear()
         got = _QP[text] = (json.loads(text), {})
     return got
-
-
-def _shard_stats(ledger_dir) -> dict:
-    """{name: stat} of the shards, as `Ledger.shards()` lists them (`is_shard_name`, regular files), in
-    one directory scan: every recall checks them, so this avoids pathlib's glob on the hot path."""
-    out = {}
-    try:
-        with os.scandir(ledger_dir) as entries:
-            for entry in entries:
-                if is_shard_name(entry.name) and entry.is_file():
-                    out[entry.name] = entry.stat()
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-    return out
 
 
 def _is_damaged(exc: BaseException) -> bool:
@@ -164,7 +150,7 @@ class Index:
 
     def _plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
-        on_disk = _shard_stats(self.ledger.dir_str)
+        on_disk = self.ledger.shard_stats()
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
         if self._disk_sig == self._current_sig:
             return "current", []  # the shards are as this connection last found the index caught up with them

@@ -141,20 +141,31 @@ class Ledger:
     def rel(self, path) -> str:
         return f"{LEDGER_DIR}/{os.path.basename(os.fspath(path))}"
 
-    def _files(self, keep) -> list[str]:
+    def shard_stats(self) -> dict:
+        """{name: stat} of the shards (`is_shard_name`, regular files), in one directory scan: every
+        recall checks them (see `Index`), so no glob and no `Path` per file."""
+        out = {}
         try:
             with os.scandir(self.dir_str) as entries:
-                return sorted(e.path for e in entries if keep(e.name) and e.is_file())
+                for entry in entries:
+                    if is_shard_name(entry.name) and entry.is_file():
+                        out[entry.name] = entry.stat()
         except (FileNotFoundError, NotADirectoryError):
-            return []
+            return {}
+        return out
 
     def shards(self) -> list[str]:
         """The shards' paths, sorted."""
-        return self._files(is_shard_name)
+        return [os.path.join(self.dir_str, name) for name in sorted(self.shard_stats())]
 
     def hidden_files(self) -> list[str]:
         """Hidden `*.jsonl` files in ledger/: not shards (see `is_shard_name`), named by `doctor`."""
-        return self._files(lambda name: name.startswith(".") and name.endswith(".jsonl"))
+        try:
+            with os.scandir(self.dir_str) as entries:
+                return sorted(e.path for e in entries if e.name.startswith(".") and e.name.endswith(".jsonl")
+                              and e.is_file())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
 
     def read_events(self, *, lenient: bool = False):
         events: list[dict] = []
