@@ -285,3 +285,15 @@ def test_order_follows_sort_key_when_times_are_unparseable_and_of_any_length():
         order = [line.split("]")[0][6:] for line in text.splitlines() if line.startswith("### [#")]
         assert order == [n.id for n in sorted(notes, key=sort_key)] == \
             ["cccc0000", "bbbb0000", "dddd0000", "zzzz0000", "aaaa0000"]
+
+
+def test_a_field_declared_shown_as_a_line_renders_as_one_when_not_its_default(monkeypatch):
+    """How a new field reaches the mirror: `shown="line"` in the model, nothing in the renderer."""
+    from memory_custodian.ledger import export
+
+    monkeypatch.setattr(export, "LINE_FIELDS", (("confidence", None),))
+    note = _note("k7m2x9qa", "2026-11-27T10:00:00.000Z")
+    row = dict(export.note_row(note), confidence={"level": "high"})
+    block = export.render_rows([row])
+    assert '- confidence: {"level": "high"}\n' in block
+    assert "- confidence:" not in export.render_rows([dict(row, confidence=None)])
