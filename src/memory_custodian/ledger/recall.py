@@ -13,7 +13,7 @@ from . import ranking
 from .model import KINDS, RECALL_STATES
 from .recall_plan import DEFAULT_STATES, RecallQuery, plan_recall
 from .recall_result import RecallResult
-from .recall_scans import scans_for
+from .recall_scans import choose_scan
 
 # what a caller's `counts` asks to account for (see RecallQuery)
 ACCOUNTING = {True: "full", "matched": "matched", False: "hits"}
@@ -41,9 +41,9 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     text = require_utf8(query, "QUERY").strip() if isinstance(query, str) and query.strip() else None
     words = ranking.match_words(text) if text else []
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
-    return RecallQuery(text, words, broad, kinds, tags, paths, near_paths, tuple(exclude_ids), tuple(states),
-                       tuple(states) or DEFAULT_STATES, include_all, limit, now, root,
-                       ACCOUNTING[counts], ids)
+    return RecallQuery(text=text, words=words, broad=broad, kinds=kinds, tags=tags, paths=paths, near_paths=near_paths,
+                       exclude_ids=tuple(exclude_ids), states=tuple(states), want_states=tuple(states) or DEFAULT_STATES,
+                       include_all=include_all, limit=limit, now=now, root=root, accounting=ACCOUNTING[counts], ids=ids)
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
@@ -63,8 +63,4 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     if ask.text and ask.broad is None:
         return result  # a query of nothing FTS5 can match
     plan = plan_recall(index, ask)
-    for scan in scans_for(index, plan):
-        done = scan(index, plan, result)
-        if done is not None:
-            return done
-    raise AssertionError("the last scan always answers")
+    return choose_scan(index, plan)(index, plan, result)

@@ -209,16 +209,16 @@ def scan_hits(index, plan, result):
 
 def scan_browse(index, plan, result):
     """Without a query but with a selective filter (paths, tags): one scan ranked in Python, or
-    None when the filter keeps more than SINGLE_PASS_MAX notes (the SQL passes serve those better)."""
+    the two SQL passes when the filter keeps more than SINGLE_PASS_MAX notes (they serve those better)."""
     ask = plan.ask
     if SINGLE_PASS_MAX < 0:
-        return None
+        return scan_two_pass(index, plan, result)
     rows = index.db.execute(
         f"SELECT n.id, {plan.score}, {EFFECTIVE_STATE}, {IN_SCOPE}, n.created_at, n.created_event, n.prio "
         f"FROM notes n WHERE {plan.base} LIMIT :one_pass_cap", dict(plan.params, one_pass_cap=SINGLE_PASS_MAX + 1)
     ).fetchall()
     if len(rows) > SINGLE_PASS_MAX:
-        return None
+        return scan_two_pass(index, plan, result)
     inc = _included(ask, rows)
     # score DESC (near a touched path), prio, created_at DESC, created_event DESC, id — as the SQL orders
     inc.sort(key=lambda r: r[0])
@@ -276,19 +276,19 @@ def scan_two_pass(index, plan, result):
     return result
 
 
-def scans_for(index, plan) -> list:
-    """The planner's choice: the scans to try in order (only `scan_browse` can decline)."""
+def choose_scan(index, plan):
+    """The planner's choice of scan for `plan`."""
     ask = plan.ask
     one_scan = plan.rank_count is None or plan.rank_count <= SINGLE_PASS_MAX
     if ask.accounting == "full" and plan.tiers and SINGLE_PASS_MAX >= 0 and one_scan:
         plan.meta = index.note_meta()  # a caller asking again, on a ledger small enough: rank from memory
         if plan.meta is not None:
-            return [scan_in_memory]
+            return scan_in_memory
     plan.branch()  # every scan below is SQL, which compares note branches with :branch
     if ask.accounting != "full":
-        return [scan_hits]
+        return scan_hits
     if plan.tiers and one_scan:
-        return [scan_sql_once]
+        return scan_sql_once
     if not plan.tiers and (ask.paths or ask.tags):
-        return [scan_browse, scan_two_pass]
-    return [scan_two_pass]
+        return scan_browse
+    return scan_two_pass
