@@ -67,8 +67,8 @@ def measure(size: int, repeat: int, work: Path) -> dict:
     # the export's two parts, each as the export runs it (cyclic GC paused): reading the rows from
     # the index, and rendering them
     with _no_cyclic_gc():
-        w_read, c_read, (fields, rows) = timed(memory._export_rows, repeat)
-        w_render, c_render, _ = timed(lambda: render_rows(rows, fields=fields), repeat)
+        w_read, c_read, rows = timed(memory._export_rows, repeat)
+        w_render, c_render, _ = timed(lambda: render_rows(rows), repeat)
     del rows
     w_check, c_check, check = timed(lambda: memory.export(check=True), repeat)
     assert check.up_to_date

@@ -260,15 +260,14 @@ def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_pa
     import gc
 
     from memory_custodian.ledger.export import render_rows
-    from memory_custodian.ledger.text_api import _index_rows
 
     memory = write_ledger(tmp_path)
     memory.reindex()
     index = memory.index()
-    fields, rows = _index_rows(index)  # the stored rows as they are, no `Note`s
+    rows = index.export_rows()  # the stored rows as they are, no `Note`s
     notes = [n for n in index.all_notes() if n.state != "forgotten"]
     assert len(rows) == len(notes) == 10
-    assert render_rows(rows, fields=fields) == render_export(notes)
+    assert render_rows(rows) == render_export(notes)
     assert gc.isenabled()
     memory.export()  # the export pauses the cyclic GC for its bulk work, and only for it
     assert gc.isenabled()
@@ -285,3 +284,15 @@ def test_order_follows_sort_key_when_times_are_unparseable_and_of_any_length():
         order = [line.split("]")[0][6:] for line in text.splitlines() if line.startswith("### [#")]
         assert order == [n.id for n in sorted(notes, key=sort_key)] == \
             ["cccc0000", "bbbb0000", "dddd0000", "zzzz0000", "aaaa0000"]
+
+
+def test_a_field_declared_shown_as_a_line_renders_as_one_when_not_its_default(monkeypatch):
+    """How a new field reaches the mirror: `shown="line"` in the model, nothing in the renderer."""
+    from memory_custodian.ledger import export
+
+    monkeypatch.setattr(export, "LINE_FIELDS", (("confidence", None),))
+    note = _note("k7m2x9qa", "2026-11-27T10:00:00.000Z")
+    row = dict(export.note_row(note), confidence={"level": "high"})
+    block = export.render_rows([row])
+    assert '- confidence: {"level": "high"}\n' in block
+    assert "- confidence:" not in export.render_rows([dict(row, confidence=None)])

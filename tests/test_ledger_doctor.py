@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 
 from memory_custodian.ledger.store import Ledger, encode_event
@@ -12,7 +14,7 @@ def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):
     mem.revoke(a.id, reason="wrong")
     b = mem.remember("second note")
     ledger = Ledger(mem.memory_dir)
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     lines = shard.read_text(encoding="utf-8").splitlines(keepends=True)
     revoke = json.loads(lines[1])
     # a merge brings: the same revoke again under a new id (illegal), a duplicate line, an unknown op
@@ -43,7 +45,7 @@ def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):
 
 def test_forgotten_leftovers_from_an_old_branch_are_stripped(mem):
     a = mem.remember("text that must go")
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     old_line = shard.read_text(encoding="utf-8")
     mem.forget_note(a.id)
     with open(shard, "a", encoding="utf-8") as fh:

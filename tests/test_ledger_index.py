@@ -143,3 +143,50 @@ def test_every_index_connection_has_the_page_cache_and_skips_fsync(tmp_path):
     damaged = Index(Ledger(mem.memory_dir))
     assert pragmas(damaged) == want
     damaged.close()
+
+
+OLD_JSON_FIELDS = ("id", "kind", "priority", "provenance", "quote", "scope", "branch", "expires", "supersedes",
+                   "created_at", "created_by", "state", "superseded_by", "state_reason", "updated_at", "last_event",
+                   "event_count", "extra", "created_event")  # schema 6: one positional array per note
+
+
+def test_an_index_of_another_schema_or_field_layout_is_rebuilt_not_misread(tmp_path, monkeypatch):
+    import json
+
+    from memory_custodian import Memory
+    from memory_custodian.ledger import index_rows
+
+    (tmp_path / "docs" / "memory").mkdir(parents=True)
+    (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
+    mem = Memory.open(tmp_path)
+    for i in range(3):
+        mem.remember(f"note {i} about sqlite", tags=("db",), paths=("src/db.py",))
+    expected = {n.id: n for n in mem.ledger().load().notes.values()}
+    index = Index(Ledger(mem.memory_dir))
+    index.catch_up()
+    # what schema 6 stored: the same rows, the JSON as an array in that version's field order
+    for rowid, stored in index.db.execute("SELECT rowid, json FROM note_text").fetchall():
+        note = index_rows.row_note((*index.db.execute(f"SELECT {index_rows.NOTE_COLS} FROM {index_rows.NOTE_FROM} "
+                                                      "WHERE n.rowid = ?", (rowid,)).fetchone()[:-1], stored))
+        old = json.dumps([note.__dict__[f] for f in OLD_JSON_FIELDS], separators=(",", ":"))
+        index.db.execute("UPDATE note_text SET json = ? WHERE rowid = ?", (old, rowid))
+    index.db.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+    index.db.execute("DELETE FROM meta WHERE key = 'fields'")
+    index.close()
+    reopened = Index(Ledger(mem.memory_dir))
+    assert reopened.catch_up()["mode"] != "current"  # emptied and read again from the shards
+    assert {n.id: n for n in reopened.all_notes()} == expected
+    assert dict(reopened.db.execute("SELECT key, value FROM meta"))["schema"] == index_rows.SCHEMA_VERSION
+    reopened.close()
+    # a field layout other than the one the index was written with (a field added) rebuilds it too
+    monkeypatch.setattr("memory_custodian.ledger.index.FIELD_SIGNATURE", index_rows.FIELD_SIGNATURE + ",new:json")
+    again = Index(Ledger(mem.memory_dir))
+    assert again.catch_up()["mode"] != "current"
+    assert {n.id: n for n in again.all_notes()} == expected
+    again.close()
+
+
+def test_the_text_columns_are_the_full_text_columns_in_order():
+    from memory_custodian.ledger import index_rows, ranking
+
+    assert index_rows.TEXT_COLUMNS + ("subtokens",) == ranking.FTS_COLUMNS

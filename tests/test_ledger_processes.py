@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import os
 import random
@@ -43,7 +45,7 @@ def test_eight_processes_250_remembers_each(tmp_path):
         printed += out.split()
     assert len(printed) == 2000 == len(set(printed))
     ledger = Ledger(root / "docs" / "memory")
-    lines = [line for shard in ledger.shards() for line in shard.read_text(encoding="utf-8").split("\n")[:-1]]
+    lines = [line for shard in map(Path, ledger.shards()) for line in shard.read_text(encoding="utf-8").split("\n")[:-1]]
     assert len(lines) == 2000
     for line in lines:
         ev = json.loads(line)

@@ -71,7 +71,8 @@ def before_workers_start(monkeypatch, action) -> None:
 
 def test_workers_fold_exactly_as_the_process_does(ledger_dir, monkeypatch):
     serial = full_dump(rebuilt(ledger_dir, 0, monkeypatch))
-    states = sorted(row[5] for row in serial["notes"])  # 41 notes: the forgotten one keeps its row
+    index = rebuilt(ledger_dir, 0, monkeypatch)
+    states = sorted(r[0] for r in index.db.execute("SELECT state FROM notes"))  # 41: the forgotten one keeps its row
     assert states == ["active"] * 38 + ["forgotten", "revoked", "superseded"]
     for workers, chunk in ((2, 7), (3, 1), (2, 1000)):
         assert full_dump(rebuilt(ledger_dir, workers, monkeypatch, chunk)) == serial, (workers, chunk)
@@ -208,10 +209,10 @@ def test_a_stray_print_in_a_worker_cannot_corrupt_the_rows(ledger_dir):
     from memory_custodian.ledger import rebuild_worker
 
     src = os.path.dirname(os.path.dirname(memory_custodian.__file__))
-    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild; "
-            "real = rebuild._fold_chunk; "
-            "rebuild._fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
-            "from memory_custodian.ledger.rebuild_worker import main; main()")
+    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild_worker as w; "
+            "real = w.fold_chunk; "
+            "w.fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
+            "w.main()")
     shard = sorted((ledger_dir / "ledger").glob("*.jsonl"))[0]
     first_line = shard.read_bytes().split(b"\n")[0]
     proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -135,7 +135,7 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     """Small candidate sets are ranked and counted in one scan; the result must equal the SQL path."""
     import random
 
-    from memory_custodian.ledger import recall as recall_mod
+    from memory_custodian.ledger import recall_scans
 
     rnd = random.Random(5)
     words = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock"]
@@ -152,7 +152,7 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
                dict(query="retry", tags=["a"], limit=2), dict(query="queue budget", include_all=True),
                dict(query="parseConfig", states=["revoked", "stale"])]
     one = [mem.recall(**q).to_dict() for q in queries]
-    monkeypatch.setattr(recall_mod, "SINGLE_PASS_MAX", -1)
+    monkeypatch.setattr(recall_scans, "SINGLE_PASS_MAX", -1)
     two = [mem.recall(**q).to_dict() for q in queries]
     assert one == two
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 
 import pytest
@@ -31,24 +33,24 @@ def test_append_fills_envelope_and_replays(ledger):
     assert done[0]["id"] < done[1]["id"] and done[0]["at"] == done[1]["at"]
     rep = ledger.load()
     assert set(rep.notes) == {"aaaaaaaa", "bbbbbbbb"} and rep.problems == []
-    line = ledger.shards()[0].read_text(encoding="utf-8").splitlines()[0]
+    line = Path(ledger.shards()[0]).read_text(encoding="utf-8").splitlines()[0]
     assert line + "\n" == encode_event(json.loads(line))
 
 
 def test_illegal_txn_writes_nothing(ledger):
     ledger.append_txn([create("aaaaaaaa")])
-    before = ledger.shards()[0].read_bytes()
+    before = Path(ledger.shards()[0]).read_bytes()
     with pytest.raises(Refused):
         ledger.append_txn([create("cccccccc"), {"op": "reinstate", "note": "aaaaaaaa", "actor": "human",
                                                 "reason": "x"}])
     with pytest.raises(Refused):
         ledger.append_txn([{"op": "revoke", "note": "dddddddd", "actor": "human", "reason": "x"}])
-    assert ledger.shards()[0].read_bytes() == before
+    assert Path(ledger.shards()[0]).read_bytes() == before
 
 
 def test_torn_tail_and_incomplete_txn_are_ignored_and_reported(ledger):
     ledger.append_txn([create("aaaaaaaa")])
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     done = ledger.append_txn([create("bbbbbbbb"), create("cccccccc")])
     lines = shard.read_bytes().splitlines(keepends=True)
     shard.write_bytes(lines[0] + lines[1] + lines[2][:20])  # a crash mid-write of the second txn
@@ -67,7 +69,7 @@ def test_torn_tail_and_incomplete_txn_are_ignored_and_reported(ledger):
 
 def test_bad_line_in_the_middle_is_loud(ledger):
     ledger.append_txn([create("aaaaaaaa")])
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     shard.write_bytes(b"{not json\n" + shard.read_bytes())
     with pytest.raises(Corrupt, match=r"ledger/\d{4}-\d{2}\.jsonl:1"):
         ledger.load()
@@ -76,7 +78,7 @@ def test_bad_line_in_the_middle_is_loud(ledger):
 
 def test_newer_format_version_is_loud(ledger):
     ledger.append_txn([create("aaaaaaaa")])
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     ev = json.loads(shard.read_text(encoding="utf-8"))
     ev["v"] = 2
     shard.write_text(encode_event(ev) + shard.read_text(encoding="utf-8"), encoding="utf-8")

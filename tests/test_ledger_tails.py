@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import shutil
 
@@ -36,7 +38,7 @@ def drop_cache(mem) -> None:
 def test_a_whole_last_event_without_its_newline_is_read_by_every_reader_and_kept_by_repair(memory):
     memory.remember("first note alpha")
     beta = memory.remember("second note beta", kind="directive")
-    shard = Ledger(memory.memory_dir).shards()[0]
+    shard = Path(Ledger(memory.memory_dir).shards()[0])
     drop_final_newline(shard)
     before = shard.read_bytes()
     drop_cache(memory)
@@ -57,7 +59,7 @@ def test_a_whole_last_event_without_its_newline_is_read_by_every_reader_and_kept
 
 def test_only_a_last_line_that_is_not_a_whole_event_is_torn(mem):
     a = mem.remember("kept note")
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     whole = shard.read_bytes()
     b_line = whole.replace(a.id.encode(), b"bbbbbbbb").replace(b'"id":"01', b'"id":"02', 1).rstrip(b"\n")
     shard.write_bytes(whole + b_line)  # a whole event: read, and left alone by repair
@@ -79,7 +81,7 @@ def test_only_a_last_line_that_is_not_a_whole_event_is_torn(mem):
 
 def test_the_next_write_keeps_a_whole_last_event_longer_than_a_mebibyte(mem):
     big = mem.remember("big note " + "x" * (1_200_000))
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     drop_final_newline(shard)
     other = mem.remember("after the big one")
     rep = Ledger(mem.memory_dir).load()
@@ -90,7 +92,7 @@ def test_the_next_write_keeps_a_whole_last_event_longer_than_a_mebibyte(mem):
 def test_repair_strips_a_forgotten_notes_leftover_without_newline_and_backs_none_of_it_up(mem):
     a = mem.remember("secret text that must go")
     b = mem.remember("unrelated note")
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     old_create = shard.read_text(encoding="utf-8").splitlines()[0]
     mem.forget_note(a.id)
     with open(shard, "a", encoding="utf-8") as fh:
@@ -107,7 +109,7 @@ def test_repair_strips_a_forgotten_notes_leftover_without_newline_and_backs_none
 def test_incremental_index_reads_a_newline_less_last_event_once_and_then_what_follows(mem):
     a = mem.remember("alpha note")
     ledger = Ledger(mem.memory_dir)
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     drop_final_newline(shard)
     drop_cache(mem)
     index = Index(ledger)
@@ -186,7 +188,7 @@ def test_a_hidden_jsonl_file_is_no_shard_for_anyone_and_doctor_names_it(memory):
     memory.remember("main note")
     memory.remember("note in hidden shard")
     ledger = Ledger(memory.memory_dir)
-    shard = ledger.shards()[0]
+    shard = Path(ledger.shards()[0])
     lines = shard.read_text(encoding="utf-8").splitlines(keepends=True)
     (ledger.dir / ".2026-10.jsonl").write_text(lines[1], encoding="utf-8")
     shard.write_text(lines[0], encoding="utf-8")
@@ -211,7 +213,7 @@ def test_a_hidden_jsonl_file_is_no_shard_for_anyone_and_doctor_names_it(memory):
 
 def test_doctor_repair_removes_identical_copies_of_an_event_and_keeps_the_first(mem):
     mem.remember("dup me")
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     original = shard.read_bytes()
     shard.write_bytes(original + original)  # a cherry-pick and a union merge
     root = mem.root
@@ -232,7 +234,7 @@ def test_doctor_repair_removes_identical_copies_of_an_event_and_keeps_the_first(
 
 def test_doctor_asks_a_person_to_choose_between_differing_copies_of_an_event(mem):
     mem.remember("dup me")
-    shard = Ledger(mem.memory_dir).shards()[0]
+    shard = Path(Ledger(mem.memory_dir).shards()[0])
     ev = json.loads(shard.read_text(encoding="utf-8"))
     shard.write_text(encode_event(ev) + encode_event(dict(ev, body="changed on a branch")), encoding="utf-8")
     report = mem.doctor(repair=True)

@@ -7,7 +7,7 @@ import pytest
 
 from memory_custodian.ledger.fold import Problem
 from memory_custodian.ledger.model import Note
-from memory_custodian.ledger.recall import RecallResult
+from memory_custodian.ledger.recall_result import RecallResult
 from memory_custodian.records import Factory, Record
 
 
@@ -45,10 +45,13 @@ def test_equality_repr_replace_and_deep_as_dict():
         hash(a)
 
 
-def test_note_fields_match_its_constructor():
-    import inspect
+def test_note_fields_are_its_one_declaration():
+    from memory_custodian.ledger.model import NOTE_FIELDS, REQUIRED
 
-    assert tuple(inspect.signature(Note).parameters) == Note.FIELDS
+    assert Note.FIELDS == tuple(f.name for f in NOTE_FIELDS)
+    assert set(Note.DEFAULTS) == {f.name for f in NOTE_FIELDS if f.default is not REQUIRED}
+    with pytest.raises(TypeError):
+        Note("abc", "gotcha", "high", "t")  # no body
     note = Note("abc", "gotcha", "high", "t", "b", extra={"x": [1]})
     assert note.extra == {"x": [1]} and Note("a", "k", "p", "t", "b").extra == {}
     assert note.to_dict()["tags"] == [] and note.to_dict()["extra"] == {"x": [1]}

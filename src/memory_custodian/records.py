@@ -14,8 +14,6 @@ _MISSING = object()
 class Factory:
     """A default built fresh for each record (a list, a dict), like `field(default_factory=...)`."""
 
-    __slots__ = ("make",)
-
     def __init__(self, make):
         self.make = make
 
@@ -38,16 +36,22 @@ class Record:
 
     FIELDS: tuple[str, ...] = ()
     DEFAULTS: dict = {}
+    _NAMES: frozenset = frozenset()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._NAMES = frozenset(cls.FIELDS)  # a keyword is checked against a set, not a scan of FIELDS
 
     def __init__(self, *args, **kwargs):
         fields = self.FIELDS
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, {len(args)} given")
         values = self.__dict__
+        names = self._NAMES
         for name, value in zip(fields, args):
             values[name] = value
         for name, value in kwargs.items():
-            if name in values or name not in fields:
+            if name in values or name not in names:
                 raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
             values[name] = value
         if len(values) < len(fields):

@@ -115,7 +115,7 @@ class LedgerNotes:
     def lifecycle(self, op: str, note_id, reason, actor, **extra):
         """One lifecycle event (revoke, flag_stale, reinstate, expire, promote) on a note; the note after it."""
         from .fold import apply
-        from .model import REASON_ACTORS, REASON_REQUIRED
+        from .model import REASON_ACTORS, REASON_REQUIRED, copy_note
 
         reason = _reason_text(reason, required=op in REASON_REQUIRED and actor in REASON_ACTORS, op=op)
         index = self.index()
@@ -125,8 +125,7 @@ class LedgerNotes:
         if reason is not None:
             ev["reason"] = reason
         written = self._write([ev], index)
-        before = index.get_note(full)  # as the write found it, under the lock
-        return apply(before.replace(extra=dict(before.extra)), written[0])
+        return apply(copy_note(index.get_note(full)), written[0])  # the note as the write found it, under the lock
 
     def promote(self, note_id, *, to, actor="human"):
         from .inputs import choice

@@ -10,7 +10,7 @@ it came from. Unknown keys are kept as they are, so other parts of the tool can 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
 from .. import fsutil
 from ..errors import Corrupt
@@ -18,11 +18,11 @@ from ..errors import Corrupt
 CONFIG_FILE = "config.json"
 
 
-def config_path(memory_dir: Path) -> Path:
-    return Path(memory_dir) / CONFIG_FILE
+def config_path(memory_dir) -> str:
+    return os.path.join(os.fspath(memory_dir), CONFIG_FILE)
 
 
-def parse_config(raw: bytes, path: Path) -> dict:
+def parse_config(raw: bytes, path) -> dict:
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -36,17 +36,18 @@ def parse_config(raw: bytes, path: Path) -> dict:
     return data
 
 
-def load_config(memory_dir: Path) -> dict:
+def load_config(memory_dir) -> dict:
     """The settings, or {} when there is no config file."""
     path = config_path(memory_dir)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return {}
     return parse_config(raw, path)
 
 
-def update_config(memory_dir: Path, section: str, values: dict) -> dict:
+def update_config(memory_dir, section: str, values: dict) -> dict:
     """Merge `values` into `section` and write the file atomically under the project lock."""
     with fsutil.project_lock(memory_dir):
         data = load_config(memory_dir)

@@ -87,7 +87,7 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
     strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns} | forgotten_ids
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backups, removed_lines, trimmed = [], 0, 0
-    for path in ledger.shards():
+    for path in map(Path, ledger.shards()):
         data = path.read_bytes()
         # a last line without its newline that is a whole event is a line like any other: kept
         lines, tail = split_shard(data)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 
 from ..errors import InvalidInput, Refused
+from ..records import Factory, Record
 from .export import (
     META_KEYS, SECTION_LABELS, SECTION_RE, escape_body, format_list, is_block_start,
     is_structural, one_line, sort_key, sorted_items, utc,
@@ -106,30 +106,22 @@ def render_block(note: Note) -> list[str]:
 
 # ---- parsing -----------------------------------------------------------------------------------
 
-@dataclass
-class Block:
-    line: int  # 1-based line of the heading
-    id: str | None
-    last_event: str | None
-    sha: str | None
-    title: str
-    kind: str | None = None
-    priority: str | None = None
-    tags: tuple = ()
-    paths: tuple = ()
-    reason: str | None = None
-    body: str = ""
-    field_lines: dict = field(default_factory=dict)
+class Block(Record):
+    """One note block of a checked-out buffer: `line` the 1-based line of its heading."""
+
+    FIELDS = ("line", "id", "last_event", "sha", "title", "kind", "priority", "tags", "paths", "reason", "body",
+              "field_lines")
+    DEFAULTS = {"kind": None, "priority": None, "tags": (), "paths": (), "reason": None, "body": "",
+                "field_lines": Factory(dict)}
 
     def fields(self) -> dict:
         return fields_of(self.title, self.body, self.kind, self.priority, self.tags, self.paths)
 
 
-@dataclass
-class Buffer:
-    checked_out_at: str | None
-    manifest: dict  # note id -> (last event id, sha)
-    blocks: list
+class Buffer(Record):
+    """A parsed buffer: `manifest` is note id -> (last event id, sha)."""
+
+    FIELDS = ("checked_out_at", "manifest", "blocks")
 
 
 def parse_list(value: str, path: str, line: int, what: str) -> tuple:
@@ -348,15 +340,12 @@ def _parse_block(lines: list[str], s: int, end: int, path: str) -> Block:
 
 # ---- diff → events -----------------------------------------------------------------------------
 
-@dataclass
-class Change:
-    action: str  # "create", "supersede", "revoke"
-    note: str | None  # the existing note (None for create)
-    line: int | None
-    changed: list = field(default_factory=list)  # field names that differ
-    reason: str | None = None
-    block: Block | None = None
-    recorded_last_event: str | None = None
+class Change(Record):
+    """One step of a check-in: `action` create, supersede or revoke; `note` the existing note (None
+    for create); `changed` the field names that differ."""
+
+    FIELDS = ("action", "note", "line", "changed", "reason", "block", "recorded_last_event")
+    DEFAULTS = {"changed": Factory(list), "reason": None, "block": None, "recorded_last_event": None}
 
 
 def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<buffer>") -> list:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
-from pathlib import Path
 
 from ..errors import InvalidInput, NotFound
 from .model import KINDS
@@ -71,14 +71,15 @@ def _str_list(value, where: str, field: str, path: str, line: int) -> tuple[str,
 
 def load_truth(truth_path) -> list[dict]:
     """Parse a truth JSONL file; a malformed line is an InvalidInput naming file and line."""
-    path = Path(truth_path)
+    path = os.fspath(truth_path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError as exc:
         raise NotFound("truth file not found — pass a JSONL file of {\"query\", \"relevant\"} lines",
-                       path=str(path)) from exc
+                       path=path) from exc
     except UnicodeDecodeError as exc:
-        raise InvalidInput("truth file is not UTF-8 text", path=str(path)) from exc
+        raise InvalidInput("truth file is not UTF-8 text", path=path) from exc
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip() or raw.lstrip().startswith("//"):
@@ -87,23 +88,23 @@ def load_truth(truth_path) -> list[dict]:
             obj = json.loads(raw)
         except ValueError as exc:
             raise InvalidInput(f"not a JSON object ({exc.msg}) — one query object per line",
-                               path=str(path), line=lineno) from exc
+                               path=path, line=lineno) from exc
         except RecursionError as exc:  # json recurses per nesting level: a hostile line must not be a traceback
             raise InvalidInput("not a JSON object (nested too deeply) — one query object per line",
-                               path=str(path), line=lineno) from exc
+                               path=path, line=lineno) from exc
         if not isinstance(obj, dict):
-            raise InvalidInput("not a JSON object — one query object per line", path=str(path), line=lineno)
+            raise InvalidInput("not a JSON object — one query object per line", path=path, line=lineno)
         query = obj.get("query")
         if query is not None and not isinstance(query, str):
-            raise InvalidInput("`query` must be a string (or null for a filter-only recall)", path=str(path), line=lineno)
+            raise InvalidInput("`query` must be a string (or null for a filter-only recall)", path=path, line=lineno)
         where = "truth line"
         relevant = [r.lstrip("#") for r in _str_list(obj.get("relevant"), where, "relevant", str(path), lineno)]
         if not relevant:
-            raise InvalidInput("`relevant` must list at least one note id", path=str(path), line=lineno)
+            raise InvalidInput("`relevant` must list at least one note id", path=path, line=lineno)
         kinds = _str_list(obj.get("kind", obj.get("kinds")), where, "kind", str(path), lineno)
         bad = [k for k in kinds if k not in KINDS]
         if bad:
-            raise InvalidInput(f"unknown kind {bad[0]!r} (one of {', '.join(KINDS)})", path=str(path), line=lineno)
+            raise InvalidInput(f"unknown kind {bad[0]!r} (one of {', '.join(KINDS)})", path=path, line=lineno)
         out.append({
             "line": lineno,
             "id": str(obj.get("id") or f"line {lineno}"),
@@ -117,7 +118,7 @@ def load_truth(truth_path) -> list[dict]:
             "note": obj.get("note") if isinstance(obj.get("note"), str) else None,
         })
     if not out:
-        raise InvalidInput("truth file holds no queries", path=str(path))
+        raise InvalidInput("truth file holds no queries", path=path)
     return out
 
 
@@ -251,6 +252,13 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
                 miss.update(_classify(note, note_id, ranked, result.matched, result, q, now, branch))
                 misses.append(miss)
 
+    return _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
+                   round(1000.0 * elapsed / len(queries), 3))
+
+
+def _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
+            ms_per_query) -> dict:
+    """The figures over every query, and the breakdowns, as `evaluate` returns them."""
     overall = {"queries": len(per_query), "pairs": len(pairs),
                "mrr": _mean(r["rr"] for r in per_query), "ndcg@10": _mean(r["ndcg@10"] for r in per_query),
                "miss_rate": _mean(0.0 if p["shown"] else 1.0 for p in pairs)}
@@ -270,7 +278,7 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
         "misses": sorted(misses, key=lambda m: (m["line"], m["note"])),
         "truth_errors": truth_errors,
         "forbidden_shown": forbidden_shown,
-        "ms_per_query": round(1000.0 * elapsed / len(queries), 3),
+        "ms_per_query": ms_per_query,
     }
     if any(p["category"] != "-" for p in pairs):
         report["by_category"] = _group(pairs, "category", ks)

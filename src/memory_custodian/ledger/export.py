@@ -12,7 +12,8 @@ import re
 from operator import itemgetter
 from datetime import datetime, timezone
 
-from .model import KINDS, STATES, Note
+from ..records import Factory
+from .model import KINDS, NOTE_FIELDS, STATES, Note
 
 SECTION_LABELS = {
     "directive": "Directives",
@@ -139,19 +140,16 @@ def state_label(note: Note) -> str:
     return f"{note.state}{tail}"
 
 
-# The renderer reads rows, not `Note`s: `(values, title, body, tags, paths)` with `values` a
-# sequence in the order of the `fields` it is given. The index hands over its stored rows as they
-# are (no object per note); `render_export` turns `Note`s into the same rows, so both paths share
-# one renderer and give the same bytes. tags/paths: a tuple, or the index's newline-joined text.
-TEXT_FIELDS = ("title", "body", "tags", "paths")
-NOTE_FIELDS = tuple(f for f in Note.FIELDS if f not in TEXT_FIELDS)
-RENDER_FIELDS = ("id", "kind", "priority", "provenance", "quote", "scope", "branch", "expires", "supersedes",
-                 "created_at", "created_by", "state", "superseded_by", "state_reason", "updated_at", "extra")
+# The renderer reads rows, not `Note`s: a row is {field: value} of every field of a note. A
+# `Note`'s row is its own attribute dict; the index hands over rows it read without making a
+# `Note` (`Index.export_rows`), so both paths share one renderer and give the same bytes. The
+# fields declared `shown="line"` in the model get a `- name: value` line after the fixed ones.
+LINE_FIELDS = tuple((f.name, f.default.make() if isinstance(f.default, Factory) else f.default)
+                    for f in NOTE_FIELDS if f.shown == "line")
 
 
-def note_row(note: Note) -> tuple:
-    d = note.__dict__
-    return ([d[f] for f in NOTE_FIELDS], note.title, note.body, tuple(note.tags or ()), tuple(note.paths or ()))
+def note_row(note: Note) -> dict:
+    return note.__dict__
 
 
 # raw tags or paths (tuple or newline-joined text) -> the rendered line; combinations repeat a lot
@@ -174,55 +172,53 @@ def _label_line(name: str, raw, code: bool) -> str:
 def render_note(note: Note) -> str:
     """One note's block, ending in a blank line."""
     out: list[str] = []
-    _render_blocks(out, [(utc(note.created_at), note.id, note_row(note))], NOTE_FIELDS)
+    _render_blocks(out, [(utc(note.created_at), note.id, note_row(note))])
     return out[0]
 
 
-def _render_blocks(out: list, entries, fields) -> None:
+def _render_blocks(out: list, entries) -> None:
     """Append each entry's block to `out` as one string; entries are `(UTC created at, id, row)`.
 
     This runs 75k times on a big ledger: one f-string per block, lines that are usually absent
     tested once, and a body that needs no escaping or trimming copied as it is.
     """
-    ix = {f: i for i, f in enumerate(fields)}
-    (i_kind, i_prio, i_prov, i_quote, i_scope, i_branch, i_expires, i_sup, i_created, i_by, i_state,
-     i_supby, i_reason, i_updated, i_extra) = (ix[f] for f in RENDER_FIELDS[1:])
     ap = out.append
     label = _label_line
     tag_lines, path_lines = _LABEL_LINES["tags"], _LABEL_LINES["paths"]
-    for created, nid, (v, title, body, tags, paths) in entries:
+    for created, nid, v in entries:
+        title, body, tags, paths = v["title"], v["body"], v["tags"], v["paths"]
         if title:
             title = " ".join(title.split())
             if title:
                 title = " " + title
-        state = v[i_state]
+        state = v["state"]
         if state == "active":
             state_text = "active"
         else:
-            reason = v[i_reason]
+            reason = v["state_reason"]
             reason = " ".join(reason.split()) if reason else ""
             tail = f" — {reason}" if reason else ""
             if state == "superseded":
-                by = v[i_supby]
+                by = v["superseded_by"]
                 state_text = f"superseded by #{by}{tail}" if by else f"superseded{tail}"
             else:
                 state_text = f"{state}{tail}"
         opt = ""
-        updated = v[i_updated]
-        if updated and updated != v[i_created]:
+        updated = v["updated_at"]
+        if updated and updated != v["created_at"]:
             opt = f"- updated: {utc(updated)}\n"
-        if v[i_sup]:
-            opt += f"- supersedes: #{v[i_sup]}\n"
-        extra = v[i_extra]
-        expires = v[i_expires]
+        if v["supersedes"]:
+            opt += f"- supersedes: #{v['supersedes']}\n"
+        extra = v["extra"]
+        expires = v["expires"]
         if expires:
             default = " (the kind's default lifetime)" if extra and extra.get("expires_default") else ""
             opt += f"- expires: {utc(expires)}{default}\n"
-        scope = v[i_scope]
+        scope = v["scope"]
         if scope and scope != "workspace":
-            branch = v[i_branch]
+            branch = v["branch"]
             opt += f"- scope: {scope} `{branch}`\n" if branch else f"- scope: {scope}\n"
-        quote = v[i_quote]
+        quote = v["quote"]
         if quote or extra:
             import json
 
@@ -230,6 +226,11 @@ def _render_blocks(out: list, entries, fields) -> None:
                 opt += f"- quote: {json.dumps(quote, ensure_ascii=False)}\n"
             for key in sorted(k for k in extra if k != "expires_default"):
                 opt += f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n"
+        for name, default in LINE_FIELDS:
+            if v[name] != default:
+                import json
+
+                opt += f"- {name}: {json.dumps(v[name], ensure_ascii=False, sort_keys=True)}\n"
         if body:
             if "#" in body or "\\" in body or "\r" in body or body[-1].isspace():
                 # only a line starting with `#` or a backslash can need escaping; trailing blank lines go
@@ -242,8 +243,8 @@ def _render_blocks(out: list, entries, fields) -> None:
         end = f"\n{body}\n\n" if body else "\n"
         tag_line = (tag_lines.get(tags) or label("tags", tags, False)) if tags else "- tags:\n"
         path_line = (path_lines.get(paths) or label("paths", paths, True)) if paths else "- paths:\n"
-        ap(f"### [#{nid}]{title}\n- kind: {v[i_kind]}\n- priority: {v[i_prio]}\n{tag_line}{path_line}"
-           f"- provenance: {v[i_prov]}\n- state: {state_text}\n- created: {created} by {v[i_by]}\n{opt}{end}")
+        ap(f"### [#{nid}]{title}\n- kind: {v['kind']}\n- priority: {v['priority']}\n{tag_line}{path_line}"
+           f"- provenance: {v['provenance']}\n- state: {state_text}\n- created: {created} by {v['created_by']}\n{opt}{end}")
 
 
 def _joined_key(entry) -> str:
@@ -255,34 +256,32 @@ _pair_key = itemgetter(0, 1)
 
 def render_export(notes, *, source: str = "docs/memory/ledger/") -> str:
     """The whole mirror. `notes` in any order; forgotten notes are never rendered."""
-    return render_rows([note_row(n) for n in notes if n.state != "forgotten"], fields=NOTE_FIELDS, source=source)
+    return render_rows([note_row(n) for n in notes if n.state != "forgotten"], source=source)
 
 
-def render_rows(rows, *, fields=NOTE_FIELDS, source: str = "docs/memory/ledger/") -> str:
+def render_rows(rows, *, source: str = "docs/memory/ledger/") -> str:
     """The whole mirror from rows (see `note_row`), in any order; forgotten notes are never rendered.
 
     Order: fixed kind order (unknown kinds after, by name), then `(UTC created at, note id)` —
     the id is the total tie-break (and the input position after it, should an id repeat).
     """
-    i_id, i_kind, i_state, i_created = (fields.index(f) for f in ("id", "kind", "state", "created_at"))
     counts = {state: 0 for state in STATES if state != "forgotten"}
     by_kind: dict[str, list] = {}
     n = 0
     fixed_width = True  # every UTC time is 24 characters: then `time + id` sorts as `(time, id)` does
     for row in rows:
-        v = row[0]
-        state = v[i_state]
+        state = row["state"]
         if state == "forgotten":
             continue
         counts[state] = counts.get(state, 0) + 1
-        kind = v[i_kind]
+        kind = row["kind"]
         bucket = by_kind.get(kind)
         if bucket is None:
             bucket = by_kind[kind] = []
-        created = utc(v[i_created])
+        created = utc(row["created_at"])
         if len(created) != 24:
             fixed_width = False
-        bucket.append((created, v[i_id], row))
+        bucket.append((created, row["id"], row))
         n += 1
     # one string key per note compares much faster than a tuple; sort is stable, so notes with the
     # same time and id (only possible in hand-made input) keep their input order either way
@@ -305,7 +304,7 @@ def render_rows(rows, *, fields=NOTE_FIELDS, source: str = "docs/memory/ledger/"
         bucket = by_kind[kind]
         bucket.sort(key=order)
         out.append(f"## {SECTION_LABELS.get(kind, kind.capitalize())} ({len(bucket)})\n\n")
-        _render_blocks(out, bucket, fields)
+        _render_blocks(out, bucket)
     # the text ends in exactly one newline (trimmed per piece: no copy of the whole text)
     while len(out) > 1 and not out[-1].rstrip("\n"):
         out.pop()

@@ -13,12 +13,10 @@ from __future__ import annotations
 from ..records import Record
 from .ids import add_days, is_iso_utc, is_note_id
 from .model import (
-    ACTORS, DEFAULT_LIFETIME_DAYS, FORMAT_VERSION, KINDS, LEGAL_NEXT, OPS, PRIORITIES, PROVENANCES,
-    REASON_ACTORS, REASON_REQUIRED, SCOPES, Note,
+    ACTORS, CREATE_FIELDS, DEFAULT_LIFETIME_DAYS, FORMAT_VERSION, KINDS, LEGAL_NEXT, OPS, PRIORITIES, PROVENANCES,
+    REASON_ACTORS, REASON_REQUIRED, SCOPES, Note, encode_event,
 )
 
-CREATE_FIELDS = ("kind", "priority", "title", "body", "tags", "paths", "provenance", "quote", "scope",
-                 "branch", "expires", "supersedes")
 ENVELOPE = ("v", "id", "at", "op", "note", "actor", "txn", "txn_n")
 
 
@@ -139,14 +137,10 @@ def apply(note: Note | None, ev: dict) -> Note:
             expires = _default_expiry(ev["kind"], at)
             if expires:
                 extra["expires_default"] = True
-        note = Note(
-            id=ev["note"], kind=ev["kind"], priority=ev["priority"], title=ev["title"], body=ev["body"],
-            tags=tuple(ev.get("tags", ())), paths=tuple(ev.get("paths", ())),
-            provenance=ev.get("provenance", "human"), quote=ev.get("quote"),
-            scope=ev.get("scope", "workspace"), branch=ev.get("branch"), expires=expires,
-            supersedes=ev.get("supersedes"), created_at=at, created_by=ev["actor"], state="active",
-            extra=extra, created_event=ev["id"],
-        )
+        fields = {name: ev[name] for name in CREATE_FIELDS if name in ev}
+        fields["tags"], fields["paths"] = tuple(ev.get("tags", ())), tuple(ev.get("paths", ()))
+        fields["expires"] = expires
+        note = Note(id=ev["note"], created_at=at, created_by=ev["actor"], created_event=ev["id"], extra=extra, **fields)
     elif op == "forget":
         note = Note(id=ev["note"], kind="", priority="", title="", body="", provenance="",
                     created_at=note.created_at if note else "", created_by=note.created_by if note else "",
@@ -216,8 +210,6 @@ def replay(events: list[dict], *, locations: dict | None = None, check_txns: boo
     `locations` maps event id -> "file:line" for the messages. Duplicate ids keep the smallest
     encoded line (deterministic whatever the order); identical copies are reported as duplicates.
     """
-    from .store import encode_event
-
     problems: list[Problem] = []
     loc = locations or {}
     unique: dict[str, dict] = {}

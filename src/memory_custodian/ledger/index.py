@@ -15,88 +15,20 @@ import sqlite3
 
 from .. import fsutil
 from ..errors import NotFound, Refused
-from ..records import copy_plain
 from . import ranking
 from .fold import fold_note_events
-from .model import Note
-from .paths import any_match, path_prefix
-from .store import Ledger, is_shard_name, parse_lines
+from .index_rows import (
+    FIELD_SIGNATURE, FTS_COLUMN_LIST, INSERT_META, INSERT_TEXT, NOTE_COLS, NOTE_FROM, PAGE_CACHE_KIB, SCHEMA,
+    SCHEMA_VERSION, UPSERT_EVENT, canonical, note_row_parts, row_fields, row_note, rows_at,
+)
+from .model import Note, copy_note
+from .paths import any_match
+from .store import Ledger, parse_lines
 
-SCHEMA_VERSION = "6"
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
-# SQLite's page cache for this connection, in KiB. Recall reads the FTS index, the notes and their
-# sizes (~45 MB at 74,900 notes); SQLite's default 2 MB re-reads them from the OS on every query,
-# which cost a third of recall's time there (p50 11.4 -> 7.6 ms, measured). SQLite fills the cache
-# as pages are read, so a small ledger, or a one-shot process, holds only what it touched.
-PAGE_CACHE_KIB = 65536
 INDEX_FILE = "index.sqlite"
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS shards(name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    consumed INTEGER NOT NULL, hash TEXT NOT NULL, lines INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS events(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, note TEXT NOT NULL,
-    at TEXT NOT NULL, txn TEXT NOT NULL, txn_n INTEGER NOT NULL, line TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id);
-CREATE INDEX IF NOT EXISTS events_txn ON events(txn);
-CREATE TABLE IF NOT EXISTS waived(txn TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS notes(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT, priority TEXT,
-    prio INTEGER, state TEXT, scope TEXT, branch TEXT, created_at TEXT, created_event TEXT, expires TEXT);
-CREATE INDEX IF NOT EXISTS notes_order ON notes(prio, created_at DESC, created_event DESC);
-CREATE TABLE IF NOT EXISTS note_text(rowid INTEGER PRIMARY KEY, title TEXT, body TEXT, tags_text TEXT,
-    paths_text TEXT, subtokens TEXT, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS note_tags(tag TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(tag, note)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS note_paths(prefix TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(prefix, note))
-    WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(title, body, tags_text, paths_text, subtokens,
-    content='note_text', content_rowid='rowid', tokenize='{tokenize}');
-"""
-
-
-NOTE_COLS = "t.title, t.body, t.tags_text, t.paths_text, t.json"
-NOTE_FROM = "notes n JOIN note_text t ON t.rowid = n.rowid"
-INSERT_META = ("INSERT INTO notes(rowid, id, kind, priority, prio, state, scope, branch, created_at, created_event, "
-               "expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-INSERT_TEXT = "INSERT INTO note_text(rowid, title, body, tags_text, paths_text, subtokens, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
-_IN_COLUMNS = ("title", "body", "tags", "paths")
-
-
-_JSON_FIELDS = tuple(f for f in Note.FIELDS if f not in _IN_COLUMNS)
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def note_json(note: Note) -> str:
-    """The note's other fields as a JSON array in field order (compact and quick to write)."""
-    d = note.__dict__
-    return _encode([d[f] for f in _JSON_FIELDS])
-
-
-def row_note(row) -> Note:
-    title, body, tags_text, paths_text, rest = row
-    d = dict(zip(_JSON_FIELDS, json.loads(rest)))
-    return Note(title=title, body=body, tags=tuple(tags_text.split("\n")) if tags_text else (),
-                paths=tuple(paths_text.split("\n")) if paths_text else (), **d)
-
-
-def copy(note: Note) -> Note:
-    """A copy for a caller: the fields are immutable (str, tuples) but for `extra`, copied as well."""
-    twin = object.__new__(Note)
-    twin.__dict__.update(note.__dict__)
-    twin.extra = copy_plain(note.extra) if note.extra else {}
-    return twin
-
-
-def _canonical(line: str) -> str:
-    from .store import encode_event
-
-    return encode_event(json.loads(line))
-
-
-UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET note=excluded.note, "
-                "at=excluded.at, txn=excluded.txn, txn_n=excluded.txn_n, line=excluded.line "
-                "WHERE canonical(excluded.line) < canonical(events.line)")
 
 
 def _path_match_sql(paths_text, query_paths_json):
@@ -128,44 +60,12 @@ def _query_paths(text: str) -> tuple:
     return got
 
 
-def _shard_stats(ledger_dir) -> dict:
-    """{name: stat} of the shards, as `Ledger.shards()` lists them (`is_shard_name`, regular files), in
-    one directory scan: every recall checks them, so this avoids pathlib's glob on the hot path."""
-    out = {}
-    try:
-        with os.scandir(ledger_dir) as entries:
-            for entry in entries:
-                if is_shard_name(entry.name) and entry.is_file():
-                    out[entry.name] = entry.stat()
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-    return out
-
-
 def _is_damaged(exc: BaseException) -> bool:
     """SQLite's words for a file whose pages cannot be trusted (not: locked, full, read-only)."""
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     text = str(exc).lower()
     return "malformed" in text or "not a database" in text or "disk image" in text
-
-
-def note_row_parts(note: Note) -> tuple:
-    """A note's index rows without their rowid: (meta, text, tags, path prefixes). Pure, so a
-    rebuild can compute them in worker processes (the subtokens and the note JSON are most of a
-    rebuild's Python time); `rows_at` gives them their rowid."""
-    forgotten = note.state == "forgotten"
-    sub = "" if forgotten else ranking.subtokens(note.title, note.body, note.tags, note.paths)
-    meta = (note.id, note.kind, note.priority, ranking.PRIORITY_ORDER.get(note.priority, 9), note.state,
-            note.scope, note.branch, note.created_at, note.created_event, note.expires)
-    text = (note.title, note.body, "\n".join(note.tags), "\n".join(note.paths), sub, note_json(note))
-    return meta, text, list(note.tags), [path_prefix(p) for p in note.paths]
-
-
-def rows_at(rowid: int, parts: tuple) -> tuple:
-    """`note_row_parts` as the rows INSERT_META, INSERT_TEXT, note_tags and note_paths take."""
-    meta, text, tags, prefixes = parts
-    return (rowid, *meta), (rowid, *text), [(t, rowid) for t in tags], [(p, rowid) for p in prefixes]
 
 
 class Index:
@@ -195,7 +95,7 @@ class Index:
         if isinstance(exc, OSError):
             return fsutil._disk_error(self.path, exc)
         return Refused(f"the index cache failed ({exc}); nothing in the ledger was changed — free disk space or "
-                       "check permissions, or delete .cache/index.sqlite and retry", path=str(self.path))
+                       "check permissions, or delete .cache/index.sqlite and retry", path=self.path)
 
     def _connect(self) -> sqlite3.Connection:
         fsutil.cache_dir(self.ledger.memory_dir_str)
@@ -205,7 +105,7 @@ class Index:
                 meta = {}
                 if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
                     meta = dict(db.execute("SELECT key, value FROM meta"))
-                want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE}
+                want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE, "fields": FIELD_SIGNATURE}
                 if meta and all(meta.get(k) == v for k, v in want.items()):
                     break
                 if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
@@ -213,7 +113,7 @@ class Index:
                     self._delete_files()
                     db = self._open()
                 db.execute("PRAGMA journal_mode=WAL")  # persistent in the file: set once, at creation
-                db.executescript(SCHEMA.replace("{tokenize}", ranking.FTS_TOKENIZE))
+                db.executescript(SCHEMA)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(want.items()))
                 break
             except sqlite3.DatabaseError:
@@ -222,7 +122,7 @@ class Index:
                     raise
                 self._delete_files()
         db.create_function("path_match", 2, _path_match_sql, deterministic=True)
-        db.create_function("canonical", 1, _canonical, deterministic=True)
+        db.create_function("canonical", 1, canonical, deterministic=True)
         return db
 
     def _open(self) -> sqlite3.Connection:
@@ -236,7 +136,7 @@ class Index:
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
             try:
-                os.unlink(str(self.path) + suffix)
+                os.unlink(self.path + suffix)
             except FileNotFoundError:
                 pass
 
@@ -250,7 +150,7 @@ class Index:
 
     def _plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
-        on_disk = _shard_stats(self.ledger.dir_str)
+        on_disk = self.ledger.shard_stats()
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
         if self._disk_sig == self._current_sig:
             return "current", []  # the shards are as this connection last found the index caught up with them
@@ -302,7 +202,7 @@ class Index:
         self._disk_sig = None
         self._meta = None
         self._current_sig = None
-        with fsutil.project_lock(self.ledger.memory_dir):
+        with fsutil.project_lock(self.ledger.memory_dir_str):
             self._delete_files()
 
     def _catch_up(self) -> dict:
@@ -402,10 +302,10 @@ class Index:
         old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
         if old is not None:
             rowid = old[0]
-            text = db.execute("SELECT title, body, tags_text, paths_text, subtokens FROM note_text WHERE rowid = ?",
-                              (rowid,)).fetchone()
-            db.execute("INSERT INTO notes_fts(notes_fts, rowid, title, body, tags_text, paths_text, subtokens) "
-                       "VALUES ('delete', ?, ?, ?, ?, ?, ?)", (rowid, *text))
+            text = db.execute(f"SELECT {FTS_COLUMN_LIST} FROM note_text WHERE rowid = ?", (rowid,)).fetchone()
+            marks = ", ".join("?" * len(text))
+            db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', ?, {marks})",
+                       (rowid, *text))
             for table in ("notes", "note_text"):
                 db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
             for table in ("note_tags", "note_paths"):
@@ -417,8 +317,8 @@ class Index:
         meta, text, tags, prefixes = rows_at(rowid, note_row_parts(note))
         db.execute(INSERT_META, meta)
         db.execute(INSERT_TEXT, text)
-        db.execute("INSERT INTO notes_fts(rowid, title, body, tags_text, paths_text, subtokens) VALUES (?, ?, ?, ?, ?, ?)",
-                   text[:6])
+        fts = text[:-1]  # all but the JSON
+        db.execute(f"INSERT INTO notes_fts(rowid, {FTS_COLUMN_LIST}) VALUES ({', '.join('?' * len(fts))})", fts)
         db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
         db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
 
@@ -514,7 +414,7 @@ class Index:
             if note is None:
                 missing.append(note_id)
             else:
-                out[note_id] = copy(note)
+                out[note_id] = copy_note(note)
         if len(cache) + len(missing) > NOTE_CACHE_MAX:
             cache.clear()
         for start in range(0, len(missing), 500):
@@ -523,7 +423,7 @@ class Index:
             for row in self.db.execute(f"SELECT n.id, {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id IN ({marks})", chunk):
                 note = row_note(row[1:])
                 cache[row[0]] = note
-                out[row[0]] = copy(note)
+                out[row[0]] = copy_note(note)
         return out
 
     def ids_with_prefix(self, prefix: str) -> list[str]:
@@ -532,6 +432,15 @@ class Index:
 
     def all_notes(self) -> list[Note]:
         return [row_note(r) for r in self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} ORDER BY n.created_at, n.created_event, n.id")]
+
+    def export_rows(self) -> list[dict]:
+        """The non-forgotten notes as the export renderer's rows (`export.note_row`), read with one
+        query and no `Note` per row."""
+        try:
+            rows = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.state IS NOT 'forgotten'").fetchall()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
+        return [row_fields(r) for r in rows]
 
     def note_events(self, note_id: str) -> list[dict]:
         """The note's applied events, as replay applies them."""
@@ -567,4 +476,4 @@ class Index:
     def stats(self) -> dict:
         notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
         events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
-        return {"notes": notes, "events": events, "path": str(self.path)}
+        return {"notes": notes, "events": events, "path": self.path}

@@ -7,6 +7,7 @@ option, an attempt to claim more trust than the actor has is Refused.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import sys
 
@@ -101,18 +102,15 @@ def clean_tags(tags) -> list[str]:
 def clean_paths(paths) -> list[str]:
     out = set()
     for raw in paths or ():
-        from pathlib import PurePosixPath  # here: a recall without paths (the prompt hook) skips pathlib
-
         path = str(raw).strip()
         if not path:
             continue
         require_utf8(path, f"path '{_shown(path)}'")
         if "\\" in path:
             raise InvalidInput(f"path {path!r} must use / separators (a POSIX path or glob relative to the project root)")
-        pure = PurePosixPath(path)
-        if pure.is_absolute() or ".." in pure.parts or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
+        if path.startswith("/") or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
             raise InvalidInput(f"path {path!r} must be relative to the project root, without '..'")
-        text = str(pure)
+        text = posixpath.normpath(path)
         if path.endswith("/") and text != ".":
             text += "/"
         out.add(text)

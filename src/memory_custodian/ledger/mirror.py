@@ -14,7 +14,8 @@ def refresh_mirror_if_enabled(memory):
 
     path = config_path(memory.memory_dir)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return None
     export = parse_config(raw, path).get("export") or {}

@@ -6,7 +6,9 @@ ledger (recall, export, edit, hooks, MCP) works on these objects.
 
 from __future__ import annotations
 
-from ..records import Record
+import json
+
+from ..records import Factory, Record, copy_plain
 
 FORMAT_VERSION = 1
 
@@ -42,43 +44,60 @@ LEGAL_NEXT = {
 DEFAULT_LIFETIME_DAYS = {"task": 30}
 
 
+class NoteField(Record):
+    """One field of a note, declared once: everything else (the fold's create, the index's columns
+    and its JSON, the export) is derived from `NOTE_FIELDS`.
+
+    `default`: REQUIRED when a note cannot lack it (a `Factory` for a fresh list or dict).
+    `stored`: where the index keeps it — "text" (a `note_text` column FTS5 searches; a tuple is
+    kept newline-joined), "column" (a column of `notes`, for filters and order), "json" (a key of
+    the note's JSON object, left out when it holds the default).
+    `shown`: how the export renders it — "block" (a fixed line of the note's block, written by
+    hand in `export.py`), "line" (`- name: value`, as JSON, when not the default), "no" (never).
+    `from_create`: copied from the create event's key of the same name (the ledger format's field).
+    """
+
+    FIELDS = ("name", "default", "stored", "shown", "from_create")
+    DEFAULTS = {"shown": "block", "from_create": False}
+
+
+REQUIRED = object()  # a NoteField default: the field has none
+
+# In this order a `Note` takes positional arguments and lists its fields.
+NOTE_FIELDS = (
+    NoteField("id", REQUIRED, "column"),
+    NoteField("kind", REQUIRED, "column", from_create=True),
+    NoteField("priority", REQUIRED, "column", from_create=True),
+    NoteField("title", REQUIRED, "text", from_create=True),
+    NoteField("body", REQUIRED, "text", from_create=True),
+    NoteField("tags", (), "text", from_create=True),
+    NoteField("paths", (), "text", from_create=True),
+    NoteField("provenance", "human", "json", from_create=True),
+    NoteField("quote", None, "json", from_create=True),  # the verbatim user quote a user-stated note is bound to
+    NoteField("scope", "workspace", "column", from_create=True),
+    NoteField("branch", None, "column", from_create=True),
+    NoteField("expires", None, "column", from_create=True),  # ISO UTC; expiry is derived at read time
+    NoteField("supersedes", None, "json", from_create=True),  # the note this one replaced
+    NoteField("created_at", "", "column"),  # ISO UTC with milliseconds and Z
+    NoteField("created_by", "human", "json"),  # actor of the create event
+    NoteField("state", "active", "column"),  # one of STATES, as of the fold (see `state_at`)
+    NoteField("superseded_by", None, "json"),
+    NoteField("state_reason", None, "json"),  # the reason of the event that set the current state
+    NoteField("updated_at", "", "json"),  # `at` of the last event
+    NoteField("last_event", "", "json", "no"),  # id of the last event (edit check-in conflict detection)
+    NoteField("event_count", 0, "json", "no"),
+    NoteField("extra", Factory(dict), "json"),  # create-event keys the format does not name, kept and shown
+    NoteField("created_event", "", "column", "no"),  # the create's id: total order among notes of one ms
+)
+CREATE_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.from_create)
+
+
 class Note(Record):
-    """One note as the fold leaves it. (A plain record: see `records.py` for why not a dataclass.)"""
+    """One note as the fold leaves it; its fields are `NOTE_FIELDS`. (A plain record: see
+    `records.py` for why not a dataclass.)"""
 
-    FIELDS = ("id", "kind", "priority", "title", "body", "tags", "paths", "provenance", "quote", "scope", "branch",
-              "expires", "supersedes", "created_at", "created_by", "state", "superseded_by", "state_reason",
-              "updated_at", "last_event", "event_count", "extra", "created_event")
-
-    def __init__(self, id: str, kind: str, priority: str, title: str, body: str, tags: tuple[str, ...] = (),
-                 paths: tuple[str, ...] = (), provenance: str = "human", quote: str | None = None,
-                 scope: str = "workspace", branch: str | None = None, expires: str | None = None,
-                 supersedes: str | None = None, created_at: str = "", created_by: str = "human",
-                 state: str = "active", superseded_by: str | None = None, state_reason: str | None = None,
-                 updated_at: str = "", last_event: str = "", event_count: int = 0, extra: dict | None = None,
-                 created_event: str = ""):
-        self.id = id
-        self.kind = kind
-        self.priority = priority
-        self.title = title
-        self.body = body
-        self.tags = tags
-        self.paths = paths
-        self.provenance = provenance
-        self.quote = quote
-        self.scope = scope
-        self.branch = branch
-        self.expires = expires  # ISO UTC timestamp; expiry is derived at read time
-        self.supersedes = supersedes  # the note this one replaced
-        self.created_at = created_at  # ISO UTC with milliseconds and Z
-        self.created_by = created_by  # actor of the create event
-        self.state = state  # one of STATES, as of the fold (see `state_at` for time-derived expiry)
-        self.superseded_by = superseded_by
-        self.state_reason = state_reason  # the reason of the event that set the current state
-        self.updated_at = updated_at  # `at` of the last event
-        self.last_event = last_event  # id of the last event (edit check-in conflict detection)
-        self.event_count = event_count
-        self.extra = {} if extra is None else extra
-        self.created_event = created_event  # the create event's id: total order among notes of one millisecond
+    FIELDS = tuple(f.name for f in NOTE_FIELDS)
+    DEFAULTS = {f.name: f.default for f in NOTE_FIELDS if f.default is not REQUIRED}
 
     def to_dict(self) -> dict:
         """The note as JSON-ready data (tags and paths as lists), for `--format json` and MCP."""
@@ -95,3 +114,19 @@ class Note(Record):
     @property
     def short(self) -> str:
         return f"#{self.id}"
+
+
+def copy_note(note: Note | None) -> Note | None:
+    """A copy a caller may change: the fields are immutable (str, tuples) but for `extra`, copied too."""
+    if note is None:
+        return None
+    twin = object.__new__(Note)
+    twin.__dict__.update(note.__dict__)
+    twin.extra = copy_plain(note.extra) if note.extra else {}
+    return twin
+
+
+def encode_event(ev: dict) -> str:
+    """The one serialisation of an event: sorted keys, compact separators, UTF-8 text, one line."""
+    return json.dumps({k: v for k, v in ev.items() if not k.startswith("_")}, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False) + "\n"

@@ -8,7 +8,7 @@ score is computed the first time a query needs it, and a query only adds shares 
 phrase in the query's order, with FTS5's own formula (fts5_aux.c) — equal floats, so equal
 ranks and ties. After a write the postings read in only the notes added (`refresh`).
 
-Recall (`_meta_pass`) uses them for a query's words on ledgers of at most WARM_MAX notes, from
+Recall (`recall_scans.memory_rows`) uses them for a query's words on ledgers of at most WARM_MAX notes, from
 the second query against an index state, like the note metadata (`Index.note_meta`); filters and
 path phrases come from SQL there, and anything that is not an OR of single tokens goes to FTS5.
 `tests/test_postings.py` holds the scores to FTS5's, bit for bit.

@@ -38,24 +38,11 @@ STOPWORDS = frozenset(
     "of on or our should so that the their them then there these they this to was we were what when "
     "where which who why will with you your".split()
 )
-# Words a task is phrased with that say nothing about which note it needs ("add a feature to",
-# "what should I know before"): a match on them only lifts unrelated task checkpoints.
-TASK_WORDS = frozenset(
-    "about after again all also any anything around before being both could did each every get "
-    "got had here him his just know let like make may more most much must need new now off once "
-    "one only other out over please same see some still such than too under until up us use used "
-    "using very want way well would".split()
-)
-USE_TASK_WORDS = False  # measured twice: train +0.9 pt then flat, test flat — off
-
 # In a file name the query names (`logging.py`), the extension alone matches nearly every note
 # anchored to such a file: it adds cost and noise, never precision, so it is dropped there.
 FILE_EXTENSIONS = frozenset("py pyi ts tsx js jsx mjs md json yaml yml toml txt go rs java kt rb sh css scss html "
                             "sql tf cfg ini lock xml".split())
 DROP_EXTENSIONS = True
-
-# Query terms at least this long also match as prefixes (`config` finds `configuration`); 0 = off.
-PREFIX_MIN = 0  # measured at 4, 5, 6: train flat or worse — off
 
 # Paths a caller passes also match notes anchored there, even with no query word in common.
 MATCH_PATHS = True
@@ -146,10 +133,6 @@ def subtokens(title: str, body: str, tags, paths) -> str:
     return " ".join(out)
 
 
-def _stop(tok: str) -> bool:
-    return tok in STOPWORDS or (USE_TASK_WORDS and tok in TASK_WORDS)
-
-
 # Words in other scripts: FTS5's unicode61 indexes runs of letters and digits of any script
 # (folding case and diacritics), so a run is passed on whole and quoted, and FTS5 tokenizes it
 # as it did the notes. Scripts written without spaces (Chinese, Japanese, Thai, ...) make a whole
@@ -207,7 +190,7 @@ def iter_terms(query: str):
         if DROP_EXTENSIONS and len(parts) > 1 and "." in ident and parts[-1] in FILE_EXTENSIONS:
             cands.remove(parts[-1])  # the joined form (`loggingpy`) still pins the file
         for tok in cands:
-            if tok not in seen and not _stop(tok):
+            if tok not in seen and tok not in STOPWORDS:
                 seen.add(tok)
                 yield tok
 
@@ -249,26 +232,9 @@ def synonyms(term: str) -> tuple[str, ...]:
     return _SYNONYMS.get(term) or _SYNONYMS.get(_crude_stem(term)) or ()
 
 
-# The cap counting distinct stems only (`hangs` not using a slot of `hang`) was measured: train
-# recall@10 -1.3 to -2.3 pt — off; inflections in the expansion act as a damping that helps.
-SYNONYM_DISTINCT_STEMS = False
-
-
 def capped_synonyms(term: str) -> tuple[str, ...]:
     syns = synonyms(term)
-    if not SYNONYM_DISTINCT_STEMS:
-        return syns[:SYNONYM_CAP] if SYNONYM_CAP else syns
-    out: list[str] = []
-    stems = {_crude_stem(term)[:5]}
-    for syn in syns:
-        stem = _crude_stem(syn)[:5]
-        if stem in stems:
-            continue
-        stems.add(stem)
-        out.append(syn)
-        if SYNONYM_CAP and len(out) == SYNONYM_CAP:
-            break
-    return tuple(out)
+    return syns[:SYNONYM_CAP] if SYNONYM_CAP else syns
 
 
 # A query that names a symbol or a file (`InvoiceBuilder`, `invoice.py`) is already precise:
@@ -290,7 +256,7 @@ def match_words(query: str) -> list[tuple[str, bool]]:
     def add(tok: str) -> None:
         if tok not in seen:
             seen.add(tok)
-            words.append((tok, bool(PREFIX_MIN and len(tok) >= PREFIX_MIN and not tok.isdigit()) or no_space(tok)))
+            words.append((tok, no_space(tok)))
 
     for tok in terms:
         add(tok)
@@ -412,17 +378,39 @@ def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
     return out
 
 
+# The score, bigger is better: BM25 (FTS5's bm25() negated) * the note's prior * the path lift.
+# It has two forms: `score` in Python, for scans that rank in memory, and `score_sql`, for SQLite to
+# rank inside a query. They run the same float operations in the same order, so they give the same
+# bits; `tests/test_ledger_scoring.py` holds them equal on every query and corpus of the suite.
+
+
+def prior(priority: str, kind: str) -> float:
+    """A note's multiplicative prior: 1 + its priority's + its kind's."""
+    return 1.0 + float(PRIORITY_PRIOR.get(priority, 0.0)) + float(KIND_PRIOR.get(kind, 0.0))
+
+
+def score(bm25: float, note_prior: float, near: bool | None = None) -> float:
+    """`bm25` positive; `near`: whether the note is anchored near a touched path (None: no paths given)."""
+    s = bm25 * note_prior
+    return s if near is None else s * (1.0 + PATH_LIFT * near)
+
+
 def _case(column: str, table: dict) -> str:
     arms = " ".join(f"WHEN '{k}' THEN {float(v)!r}" for k, v in sorted(table.items()))
     return f"(CASE {column} {arms} ELSE 0.0 END)"
 
 
 def score_sql(bm25_expr: str, path_hit_expr: str | None) -> str:
-    """SQL for a score where bigger is better (FTS5's bm25() is negative: smaller is better)."""
-    prior = f"(1.0 + {_case('n.priority', PRIORITY_PRIOR)} + {_case('n.kind', KIND_PRIOR)})"
+    """`score` in SQL over `notes n` (FTS5's bm25() is negative: smaller is better)."""
+    note_prior = f"(1.0 + {_case('n.priority', PRIORITY_PRIOR)} + {_case('n.kind', KIND_PRIOR)})"
     lift = f" * (1.0 + {PATH_LIFT!r} * ({path_hit_expr}))" if path_hit_expr else ""
-    return f"(-({bm25_expr}) * {prior}{lift})"
+    return f"(-({bm25_expr}) * {note_prior}{lift})"
 
 
 def bm25_weights() -> tuple[float, ...]:
     return tuple(COLUMN_WEIGHTS[c] for c in FTS_COLUMNS)
+
+
+def bm25_sql() -> str:
+    """FTS5's bm25() over the index with the column weights."""
+    return f"bm25(notes_fts, {', '.join(repr(w) for w in bm25_weights())})"

@@ -10,12 +10,10 @@ one event id keep the smaller canonical line; a txn with events missing is left 
 
 from __future__ import annotations
 
-import json
 import os
 from contextlib import contextmanager
 
-from .fold import fold_note_events
-from .index import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, _canonical, note_row_parts, rows_at
+from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
 from .store import parse_lines
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
@@ -60,26 +58,45 @@ def rebuild_locked(index, progress) -> dict:
 
 
 def _rebuild_into(index, progress, files: list[int]) -> dict:
-    import hashlib
-
     db = index.db
     for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
         db.execute(f"DELETE FROM {table}")
     db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
     db.execute("DELETE FROM note_text")
     shards = index.ledger.shards()
-    total_bytes = sum(p.stat().st_size for p in shards) or 1
+    keys, broken = _read_shards(index, shards, files, progress)
+    total = len(keys)
+    if progress:
+        progress(0.5)
+    chunks = _note_chunks(keys, broken)
+    del keys
+    n_notes = _insert_notes(db, chunks, shards, files, parallel_workers(total), progress)
+    if progress:
+        progress(0.8)
+    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
+    if progress:
+        progress(1.0)
+    return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
+
+
+def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple], set[str]]:
+    """The first pass: every shard's events stored, one small key per unique event kept, sorted:
+    (note, at, id, txn, shard, offset, length). The lines stay on disk and are read back per note,
+    so memory grows with the number of events, not bytes. Returns (keys, the broken txns)."""
+    import hashlib
+
+    db = index.db
+    total_bytes = sum(os.stat(p).st_size for p in shards) or 1
     done_bytes = 0
-    # One small key per unique event: (note, at, id, txn, shard, offset, length). The lines stay
-    # on disk and are read back per note, so memory grows with the number of events, not bytes.
     keys: list[tuple] = []
     where: dict[str, int] = {}
     txn_count: dict[str, int] = {}
     txn_want: dict[str, int] = {}
     waived: set[str] = set()
     for shard_no, path in enumerate(shards):
-        st = path.stat()
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
         evs, _, _, used = parse_lines(index.ledger.rel(path), data, raw=True)
         for ev in evs:
             key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
@@ -89,7 +106,7 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
                 old = keys[seen]
                 old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
                     os.pread(files[old[4]], old[6], old[5]).decode("utf-8")
-                if _canonical(ev["_line"]) < _canonical(old_line):
+                if canonical(ev["_line"]) < canonical(old_line):
                     txn_count[old[3]] -= 1
                     keys[seen] = key
                     txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
@@ -104,7 +121,7 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
         db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
                                       for ev in evs])
         db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
-                   (path.name, len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
+                   (os.path.basename(path), len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
                     data[:used].count(b"\n")))
         files.append(os.open(path, os.O_RDONLY))
         del evs, data
@@ -115,9 +132,12 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
     db.executemany("INSERT INTO waived VALUES (?)", ((t,) for t in sorted(waived)))
     broken = {t for t, n in txn_count.items() if n < txn_want[t] and t not in waived}
     keys.sort()
-    if progress:
-        progress(0.5)
-    # each note's events (shard, offset, length), in note order, without the broken txns
+    return keys, broken
+
+
+def _note_chunks(keys: list[tuple], broken: set[str]) -> list[list[list[tuple]]]:
+    """Each note's events (shard, offset, length), in note order, without the broken txns, in
+    chunks of CHUNK_NOTES notes."""
     groups: list[list[tuple]] = []
     i, total = 0, len(keys)
     while i < total:
@@ -127,21 +147,14 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
             j += 1
         groups.append([(k[4], k[5], k[6]) for k in keys[i:j] if k[3] not in broken])
         i = j
-    del keys, txn_count, txn_want
-    chunks = [groups[c:c + CHUNK_NOTES] for c in range(0, len(groups), CHUNK_NOTES)]
-    del groups
+    return [groups[c:c + CHUNK_NOTES] for c in range(0, len(groups), CHUNK_NOTES)]
+
+
+def _insert_notes(db, chunks, shards, files: list[int], workers: int, progress) -> int:
+    """Fold the notes chunk by chunk and insert their rows; returns how many notes there are."""
     batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
-
-    def flush():
-        db.executemany(INSERT_META, batch_meta)
-        db.executemany(INSERT_TEXT, batch_text)
-        db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
-        db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
-        for batch in (batch_meta, batch_text, batch_tags, batch_paths):
-            batch.clear()
-
     n_notes = 0
-    with _folding(chunks, shards, files, parallel_workers(total)) as folded:
+    with _folding(chunks, shards, files, workers) as folded:
         for done, parts_list in enumerate(folded, 1):
             for parts in parts_list:
                 n_notes += 1
@@ -150,15 +163,16 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
                 batch_text.append(text)
                 batch_tags.extend(tags)
                 batch_paths.extend(prefixes)
-            flush()  # one chunk at a time: bounded memory on large ledgers
+            # one chunk at a time: bounded memory on large ledgers
+            db.executemany(INSERT_META, batch_meta)
+            db.executemany(INSERT_TEXT, batch_text)
+            db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
+            db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
+            for batch in (batch_meta, batch_text, batch_tags, batch_paths):
+                batch.clear()
             if progress:
                 progress(0.5 + 0.3 * done / len(chunks))
-    if progress:
-        progress(0.8)
-    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
-    if progress:
-        progress(1.0)
-    return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
+    return n_notes
 
 
 @contextmanager
@@ -167,22 +181,13 @@ def _folding(chunks, shards, files: list[int], workers: int):
     (`rebuild_worker.py`). Plain subprocesses over pipes rather than `multiprocessing`: its
     spawned children re-run the caller's main script, and a fork copies the MCP server's threads'
     locks. A worker that fails makes this raise, naming why; leaving the block ends the workers."""
+    from .rebuild_worker import Workers, fold_chunk
+
     if not workers:
-        yield (_fold_chunk(chunk, files) for chunk in chunks)
+        yield (fold_chunk(chunk, files) for chunk in chunks)
         return
-    from .rebuild_worker import Workers
 
     # the workers open the shards by name: each must be the very file this process read
-    expect = [(str(path), os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
+    expect = [(path, os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
     with Workers(workers, expect) as pool:
         yield pool.map_in_order(chunks)
-
-
-def _fold_chunk(chunk, files: list[int]) -> list[tuple]:
-    """The rows of each note in `chunk` (its events' places in the shards) that folds to a note."""
-    out = []
-    for places in chunk:
-        note, _ = fold_note_events([json.loads(os.pread(files[shard], length, off)) for shard, off, length in places])
-        if note is not None:
-            out.append(note_row_parts(note))
-    return out

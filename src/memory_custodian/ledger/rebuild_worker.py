@@ -1,5 +1,5 @@
-"""Worker processes for a rebuild: each folds chunks of notes from the shards (`_fold_chunk`)
-and sends their rows back; see `rebuild._folding`.
+"""Folding a rebuild's notes into index rows (`fold_chunk`), here or in worker processes that each
+fold chunks of notes from the shards and send their rows back; see `rebuild._folding`.
 
 The protocol is length-prefixed pickles over the worker's stdin and stdout, between a parent and
 children running this same code: first the shards to open (name, device, inode), then chunks in,
@@ -9,11 +9,15 @@ chunk as soon as it has read its rows, so the workers fold while the parent inse
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import struct
 import subprocess
 import sys
+
+from .fold import fold_note_events
+from .index_rows import note_row_parts
 
 _HEADER = struct.Struct("<Q")
 _EOF = object()  # what `_recv` gives when the other side has gone
@@ -109,10 +113,18 @@ class Workers:
         self.close(failed=exc_type is not None)
 
 
+def fold_chunk(chunk, files: list[int]) -> list[tuple]:
+    """The rows of each note in `chunk` (its events' places in the shards) that folds to a note."""
+    out = []
+    for places in chunk:
+        note, _ = fold_note_events([json.loads(os.pread(files[shard], length, off)) for shard, off, length in places])
+        if note is not None:
+            out.append(note_row_parts(note))
+    return out
+
+
 def main() -> None:
     import signal
-
-    from .rebuild import _fold_chunk
 
     # Ctrl-C reaches the whole process group: the parent stops the workers itself (one message
     # from it, not a traceback from each worker as well)
@@ -135,7 +147,7 @@ def main() -> None:
             chunk = _recv(inp)
             if chunk is _EOF:
                 return
-            _send(out, _fold_chunk(chunk, files))
+            _send(out, fold_chunk(chunk, files))
     except Exception as exc:  # reported to the parent, which raises it: never lost
         _send(out, ("error", str(exc) if isinstance(exc, OSError) and exc.errno is None else
                     f"{type(exc).__name__}: {exc}"))

@@ -16,16 +16,10 @@ from ..errors import Corrupt, InvalidInput, NotFound, Refused
 from ..records import Factory, Record
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
-from .model import FORMAT_VERSION, Note
+from .model import FORMAT_VERSION, Note, copy_note, encode_event
 
 LEDGER_DIR = "ledger"
 TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspection
-
-
-def encode_event(ev: dict) -> str:
-    """The one serialisation: sorted keys, compact separators, UTF-8 text, one line."""
-    return json.dumps({k: v for k, v in ev.items() if not k.startswith("_")}, sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 class Replay(Record):
@@ -129,7 +123,7 @@ class Ledger:
     """The shards of one memory folder."""
 
     def __init__(self, memory_dir):
-        # strings inside, `Path`s on request: the prompt hook must not import pathlib (see fsutil)
+        # plain strings: the prompt hook must not import pathlib (see fsutil); `Path` views on request
         self.memory_dir_str = os.fspath(memory_dir)
         self.dir_str = os.path.join(self.memory_dir_str, LEDGER_DIR)
 
@@ -138,34 +132,47 @@ class Ledger:
 
     def check_inside(self) -> None:
         """Refuse a `ledger/` (or shard) that leads out of the memory folder through a symlink."""
-        from ..errors import InvalidInput as _Invalid
-
-        base = self.memory_dir.resolve()
-        for path in (self.dir, *self.shards()):
-            if path.is_symlink() or (path.exists() and base not in path.resolve().parents):
-                raise _Invalid("leaves the memory folder through a symlink; replace the link with a real "
-                               "folder or file", path=str(path))
+        base = os.path.realpath(self.memory_dir_str) + os.sep
+        for path in (self.dir_str, *self.shards()):
+            if os.path.islink(path) or (os.path.exists(path) and not os.path.realpath(path).startswith(base)):
+                raise InvalidInput("leaves the memory folder through a symlink; replace the link with a real "
+                                   "folder or file", path=path)
 
     def rel(self, path) -> str:
         return f"{LEDGER_DIR}/{os.path.basename(os.fspath(path))}"
 
-    def shards(self) -> list:
-        if not self.dir.is_dir():
-            return []
-        return sorted(p for p in self.dir.glob("*.jsonl") if is_shard_name(p.name) and p.is_file())
+    def shard_stats(self) -> dict:
+        """{name: stat} of the shards (`is_shard_name`, regular files), in one directory scan: every
+        recall checks them (see `Index`), so no glob and no `Path` per file."""
+        out = {}
+        try:
+            with os.scandir(self.dir_str) as entries:
+                for entry in entries:
+                    if is_shard_name(entry.name) and entry.is_file():
+                        out[entry.name] = entry.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        return out
 
-    def hidden_files(self) -> list:
+    def shards(self) -> list[str]:
+        """The shards' paths, sorted."""
+        return [os.path.join(self.dir_str, name) for name in sorted(self.shard_stats())]
+
+    def hidden_files(self) -> list[str]:
         """Hidden `*.jsonl` files in ledger/: not shards (see `is_shard_name`), named by `doctor`."""
-        if not self.dir.is_dir():
+        try:
+            with os.scandir(self.dir_str) as entries:
+                return sorted(e.path for e in entries if e.name.startswith(".") and e.name.endswith(".jsonl")
+                              and e.is_file())
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        return sorted(p for p in self.dir.glob(".*.jsonl") if p.is_file())
 
     def read_events(self, *, lenient: bool = False):
         events: list[dict] = []
         locations: dict[str, str] = {}
         problems: list[Problem] = []
         for path in self.shards():
-            evs, locs, probs, _ = parse_lines(self.rel(path), path.read_bytes(), lenient=lenient)
+            evs, locs, probs, _ = parse_lines(self.rel(path), _read(path), lenient=lenient)
             events.extend(evs)
             locations.update(locs)
             problems.extend(probs)
@@ -188,7 +195,7 @@ class Ledger:
         """
         if not events:
             raise InvalidInput("nothing to write")
-        with fsutil.project_lock(self.memory_dir):
+        with fsutil.project_lock(self.memory_dir_str):
             return self._append_locked(events, lookup)
 
     def _append_locked(self, events: list[dict], lookup) -> list[dict]:
@@ -219,16 +226,16 @@ class Ledger:
             why = transition_error(note, ev)
             if why is not None:
                 raise Refused(f"{why}; nothing was written")
-            state[ev["note"]] = apply(_copy(note), ev)
+            state[ev["note"]] = apply(copy_note(note), ev)
         payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
-        self._append_bytes(self.dir / f"{at[:7]}.jsonl", payload)
+        self._append_bytes(os.path.join(self.dir_str, f"{at[:7]}.jsonl"), payload)
         return done
 
     def _append_bytes(self, path, payload: bytes) -> None:
         self.check_inside()
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            existed = path.exists()
+            os.makedirs(self.dir_str, exist_ok=True)
+            existed = os.path.exists(path)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise fsutil._disk_error(path, exc) from exc
@@ -254,7 +261,7 @@ class Ledger:
         finally:
             os.close(fd)
         if not existed:
-            fsutil.fsync_dir(self.dir)
+            fsutil.fsync_dir(self.dir_str)
 
     def _fix_tail(self, fd: int, path, size: int) -> bytes:
         """A shard not ending in a newline: end a whole last event, or move a torn one aside."""
@@ -269,9 +276,10 @@ class Ledger:
         fragment = os.pread(fd, size - line_start, line_start)
         if whole_event(fragment):
             return b"\n"
-        torn = fsutil.ensure_cache_dir(self.memory_dir) / TORN_DIR
-        torn.mkdir(exist_ok=True)
-        fsutil.atomic_write(torn / f"{path.stem}-{line_start}.bin", fragment)
+        torn = os.path.join(fsutil.cache_dir(self.memory_dir_str), TORN_DIR)
+        os.makedirs(torn, exist_ok=True)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        fsutil.atomic_write(os.path.join(torn, f"{stem}-{line_start}.bin"), fragment)
         os.ftruncate(fd, line_start)
         import sys
 
@@ -288,7 +296,7 @@ class Ledger:
         leftover lines `doctor --repair` strips. `stripped` names the txns that lost events, so
         their other events still count as complete.
         """
-        with fsutil.project_lock(self.memory_dir):
+        with fsutil.project_lock(self.memory_dir_str):
             rep = self.load()
             note = rep.notes.get(note_id)
             if note is None:
@@ -311,7 +319,7 @@ class Ledger:
         """Atomically rewrite each shard holding `note_id`'s events without them (except `keep_event`)."""
         rewritten = []
         for path in self.shards():
-            data = path.read_bytes()
+            data = _read(path)
             lines, tail = split_shard(data)
             kept, changed = [], False
             for raw in lines:
@@ -329,7 +337,6 @@ class Ledger:
         return rewritten
 
 
-def _copy(note: Note | None) -> Note | None:
-    if note is None:
-        return None
-    return note.replace(extra=dict(note.extra))
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()

@@ -55,21 +55,17 @@ def _current_notes(notes) -> list:
         return [n for n in index.all_notes() if n.state != "forgotten"]
     return [n for n in Ledger(notes.memory_dir).load().notes.values() if n.state != "forgotten"]
 
-
-def _export_rows(notes) -> tuple[tuple, list]:
-    """`_current_notes` as the renderer's rows `(fields, rows)`, without a `Note` per row when the
-    index is current (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
-    from .export import NOTE_FIELDS, note_row
+def _export_rows(notes) -> list:
+    """`_current_notes` as the renderer's rows, without a `Note` per row when the index is current
+    (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
+    from .export import note_row
     from .store import Ledger
 
     index = _current_index(notes)
     if index is not None:
-        lean = _index_rows(index)
-        if lean is not None:
-            return lean
-        return NOTE_FIELDS, [note_row(n) for n in index.all_notes() if n.state != "forgotten"]
+        return index.export_rows()
     found = Ledger(notes.memory_dir).load().notes.values()
-    return NOTE_FIELDS, [note_row(n) for n in found if n.state != "forgotten"]
+    return [note_row(n) for n in found if n.state != "forgotten"]
 
 
 def _render_export(notes) -> tuple[str, int]:
@@ -81,9 +77,9 @@ def _render_export(notes) -> tuple[str, int]:
     if rel.startswith(".."):
         rel = os.path.basename(notes.memory_dir)
     with _no_cyclic_gc():
-        fields, rows = _export_rows(notes)
+        rows = _export_rows(notes)
         count = len(rows)
-        text = render_rows(rows, fields=fields, source=f"{rel}/ledger/")
+        text = render_rows(rows, source=f"{rel}/ledger/")
         del rows  # freed while the collector is paused, so its first pass after never scans them
     return text, count
 
@@ -232,42 +228,6 @@ def _no_cyclic_gc():
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _index_rows(index) -> tuple[tuple, list] | None:
-    """The index's non-forgotten notes as renderer rows, read with one query and no `Note`s.
-
-    Each stored note is its text columns plus one JSON array of the other fields in the order of
-    `index._JSON_FIELDS` (what `index.row_note` decodes). When the stored layout is not that one
-    (the index changed shape), None: the caller reads `Index.all_notes()`, which gives the same
-    rows, only slower. SQLite errors are raised as the index's own clear errors, never swallowed.
-    """
-    import json
-    import sqlite3
-
-    from . import index as index_mod
-    from .export import RENDER_FIELDS
-
-    fields = getattr(index_mod, "_JSON_FIELDS", None)
-    if not fields or not all(f in fields for f in RENDER_FIELDS):
-        return None
-    fields = tuple(fields)
-    width = len(fields)
-    decode = json.JSONDecoder().raw_decode  # the stored text is compact JSON: no whitespace to skip
-    sql = ("SELECT t.json, t.title, t.body, t.tags_text, t.paths_text FROM notes n JOIN note_text t "
-           "ON t.rowid = n.rowid WHERE n.state IS NOT 'forgotten'")
-    try:
-        fetched = index.db.execute(sql).fetchall()
-    except (sqlite3.Error, OSError) as exc:
-        raise index._error(exc) from exc
-    rows = []
-    append = rows.append
-    for stored, title, body, tags, paths in fetched:
-        values = decode(stored)[0]
-        if values.__class__ is not list or len(values) != width:
-            return None
-        append((values, title, body, tags, paths))
-    return fields, rows
 
 
 def _clean_changes(changes, shown: str) -> None:
