@@ -196,14 +196,15 @@ TASKS_TITLE = "Open high-priority tasks"  # the session-start pack lists them la
 
 def _high_tasks(memory) -> list[tuple[str, str | None]]:
     """Open high-priority task checkpoints (where the last session left off), as (line, note id)."""
-    from .recall_view import index_line
+    from ..ledger.frames import index_line
 
     # Without a query recall orders by priority first: if the one past the shown ones is high
     # too, there are more.
     # Only the hits are used: no counting of what fell below the cutoff.
     result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1, counts=False, ids=False)
     high = [h for h in result.hits if h.note.priority == "high"]
-    lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state), h.note.id) for h in high[:HIGH_TASKS]]
+    lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
+                                               for h in high[:HIGH_TASKS]]
     if len(high) > HIGH_TASKS:
         lines.append(("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all", None))
     return lines
@@ -227,12 +228,14 @@ def _on_prompt(memory, state, prompt: str, task: str, now, limit: int) -> str:
 
 
 def _prompt_lines(memory, state, prompt: str) -> str:
-    from .recall_view import index_line, relevant_hits
+    from ..ledger.frames import index_line
+    from .recall_view import relevant_hits
 
     hits, below = relevant_hits(memory, prompt, limit=PROMPT_LINES)
     fresh = [h for h in hits if not state.seen(h.note)]
     repeated = len(hits) - len(fresh)
-    lines, over = _fit_turn_budget(state, [hit.note for hit in fresh], index_line, full=False)
+    lines, over = _fit_turn_budget(state, [hit.note for hit in fresh], lambda note: index_line(note, framed=True),
+                                   full=False)
     if not lines:
         return ""
     tail = []

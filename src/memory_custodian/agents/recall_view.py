@@ -5,7 +5,7 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
-from .fence import provenance_frame, state_frame
+from ..ledger.frames import index_line, provenance_frame, quote_line
 
 # A prompt hook line must earn its place: its score is at least this share of the best one's,
 # and it shares enough of the prompt's words.
@@ -78,24 +78,15 @@ def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int]:
     return [h.note for h in result.hits], (result.below_cutoff or 0)
 
 
-def index_line(note, state: str | None = None) -> str:
-    """`[#id] kind/priority · title · date · who recorded it`, plus the state when not active."""
-    date = (note.created_at or "")[:10]
-    state = state or note.state
-    state = state if state != "active" else ""
-    extra = f" · {state_frame(state)}" if state else ""
-    return f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {date} · {provenance_frame(note.provenance)}{extra}"
-
-
 def note_text(note) -> str:
     """One note in full: its index line, anchors, the user's words if bound, then its body."""
-    lines = [index_line(note)]
+    lines = [index_line(note, framed=True)]
     if note.tags:
         lines.append("tags: " + ", ".join(note.tags))
     if note.paths:
         lines.append("paths: " + ", ".join(note.paths))
     if note.quote:
-        lines.append(f"user's words: \u201c{note.quote}\u201d")
+        lines.append(quote_line(note))
     lines.append(note.body.strip())
     return "\n".join(lines)
 
@@ -103,7 +94,7 @@ def note_text(note) -> str:
 def render_recall(result) -> tuple[str, dict]:
     """Index lines framed by who recorded each note, then what was not shown (never silent)."""
     hits = list(result.hits)
-    lines = [index_line(h.note, getattr(h, "state", None)) for h in hits]
+    lines = [index_line(h.note, getattr(h, "state", None), framed=True) for h in hits]
     if not hits:
         lines.append("(no notes matched)" if result.query else "(no notes)")
     lines.append(result.footer())

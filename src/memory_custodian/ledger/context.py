@@ -25,10 +25,9 @@ TAIL_IDS = 5  # other-scope ids named in the section's own line; the omissions n
 
 
 def _full(note, state: str = "active") -> str:
-    from .frames import PROVENANCE_FRAME
+    from .frames import PROVENANCE_FRAME, index_line
 
-    mark = " [stale]" if state == "stale" else ""
-    lines = [f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {note.created_at[:10]}{mark}"]
+    lines = [index_line(note, state)]
     if state == "stale":  # warning first, before anything a reader might act on
         reason = (note.state_reason or "").strip()
         why = f" Reason: {reason}{'' if reason[-1:] in '.?!' else '.'}" if reason else ""

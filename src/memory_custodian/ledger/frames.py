@@ -14,7 +14,41 @@ PROVENANCE_FRAME = {
     "agent": "memory to verify, recorded by an AI session",
     "auto": "captured automatically — verify before relying on it",
 }
+# What a hook's index line says of a note that is not active (an agent reads it in passing).
+STATE_FRAMES = {
+    "active": "",
+    "stale": "FLAGGED STALE: check it before relying on it",
+    "superseded": "SUPERSEDED: replaced by a newer note",
+    "revoked": "REVOKED: do not follow",
+    "expired": "EXPIRED: no longer in force",
+}
 CHAIN_MAX = 50
+
+
+def provenance_frame(provenance: str | None) -> str:
+    """Who recorded a note, in the words every renderer uses."""
+    return PROVENANCE_FRAME.get(provenance or "", f"provenance {provenance or 'unknown'}; verify")
+
+
+def state_frame(state: str | None) -> str:
+    return STATE_FRAMES.get(state or "active", f"state {state}")
+
+
+def index_line(note: Note, state: str | None = None, *, framed: bool = False) -> str:
+    """One note on one line: `[#k7m2x9qa] gotcha/high · workspace lock released · 2026-11-27`,
+    with ` [state]` when it is not active. `framed` (what a hook hands an agent) names who recorded
+    it and says the state in words instead."""
+    state = state or note.state
+    line = f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {(note.created_at or '')[:10]}"
+    if not framed:
+        return line if state == "active" else f"{line} [{state}]"
+    line += f" · {provenance_frame(note.provenance)}"
+    return line if state == "active" else f"{line} · {state_frame(state)}"
+
+
+def quote_line(note: Note) -> str:
+    """The verbatim user quote a note is bound to, as every full rendering shows it."""
+    return f"user's words: \u201c{note.quote}\u201d"
 
 
 def state_warning(note: Note, state: str) -> str | None:
@@ -67,7 +101,7 @@ def render(note: Note, state: str, ids: list[str]) -> str:
     if note.paths:
         lines.append("paths: " + ", ".join(note.paths))
     if note.quote:
-        lines.append(f'user quote: "{note.quote}"')
+        lines.append(quote_line(note))
     if len(ids) > 1:
         lines.append("supersession: " + " → ".join(f"#{i}" + (" (this)" if i == note.id else "") for i in ids))
     if note.body:

@@ -7,6 +7,7 @@ and what its state or scope excluded (with the ids), and the text form always en
 from __future__ import annotations
 
 from ..records import Factory, Record
+from .frames import index_line
 from .model import Note
 
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
@@ -109,9 +110,3 @@ class RecallResult(Record):
             "summary": self.footer(), "counted": self.counted, "partial": self.partial,
             "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
         }
-
-
-def index_line(note: Note, state: str | None = None) -> str:
-    """`[#k7m2x9qa] gotcha/high · workspace lock released before daemon restart · 2026-11-27`."""
-    mark = "" if (state or note.state) == "active" else f" [{state or note.state}]"
-    return f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {note.created_at[:10]}{mark}"
