@@ -10,7 +10,7 @@ import time
 import pytest
 
 from memory_custodian.errors import Corrupt, InvalidInput
-from memory_custodian.fsutil import atomic_write, ensure_cache_dir, project_lock, read_utf8
+from memory_custodian.fsutil import atomic_write, cache_dir, project_lock, read_utf8
 
 
 def test_lock_serialises_threads_of_one_process(tmp_path):
@@ -43,9 +43,9 @@ def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
 
 
 def test_cache_is_owner_only_and_ignored(tmp_path):
-    cache = ensure_cache_dir(tmp_path)
+    cache = cache_dir(tmp_path)
     assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
-    assert (cache / ".gitignore").read_text() == "*\n"
+    assert (tmp_path / ".cache" / ".gitignore").read_text() == "*\n"
 
 
 def test_symlinked_cache_is_refused(tmp_path):
@@ -55,7 +55,7 @@ def test_symlinked_cache_is_refused(tmp_path):
     memory.mkdir()
     (memory / ".cache").symlink_to(outside)
     with pytest.raises(Corrupt, match="symlink"):
-        ensure_cache_dir(memory)
+        cache_dir(memory)
     assert list(outside.iterdir()) == []
 
 

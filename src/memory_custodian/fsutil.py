@@ -90,7 +90,7 @@ def fsync_dir(directory) -> None:
 _NOT_A_FOLDER = "a folder on this path is a file; give a path whose folders are folders — nothing was changed"
 
 
-def _disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianError:
+def disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianError:
     if leftover is not None:
         return Refused(f"write failed ({exc.strerror}); the file itself was not changed, but its temp file "
                        f"{leftover} could not be removed — delete it", path=str(path))
@@ -116,7 +116,7 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     except (FileExistsError, NotADirectoryError) as exc:  # a file stands where a folder must be
         raise InvalidInput(_NOT_A_FOLDER, path=str(path)) from exc
     except OSError as exc:
-        raise _disk_error(path, exc) from exc
+        raise disk_error(path, exc) from exc
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
         try:
@@ -139,14 +139,7 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
             pass  # the temp file was never made (its folder is missing or is a file)
         except OSError:
             leftover = tmp
-        raise _disk_error(path, exc, leftover) from exc
-
-
-def ensure_cache_dir(memory_dir):
-    """`cache_dir` as a `Path`, for callers that join onto it with `/`."""
-    from pathlib import Path
-
-    return Path(cache_dir(memory_dir))
+        raise disk_error(path, exc, leftover) from exc
 
 
 def cache_dir(memory_dir) -> str:
@@ -163,18 +156,18 @@ def cache_dir(memory_dir) -> str:
             os.mkdir(cache, 0o700)
         except FileExistsError as exc:  # made meanwhile by another process: fine if it is a folder
             if not os.path.isdir(cache):
-                raise _disk_error(cache, exc) from exc
+                raise disk_error(cache, exc) from exc
         except FileNotFoundError as exc:
             raise InvalidInput("memory folder does not exist — run `memory-custodian init`", path=str(memory_dir)) from exc
         except OSError as exc:
-            raise _disk_error(cache, exc) from exc
+            raise disk_error(cache, exc) from exc
     ignore = os.path.join(cache, ".gitignore")
     if not os.path.exists(ignore):
         try:
             with open(ignore, "w", encoding="utf-8") as fh:
                 fh.write("*\n")
         except OSError as exc:
-            raise _disk_error(ignore, exc) from exc
+            raise disk_error(ignore, exc) from exc
     return cache
 
 
@@ -198,7 +191,7 @@ def project_lock(memory_dir):
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
-        raise _disk_error(lock_path, exc) from exc
+        raise disk_error(lock_path, exc) from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         counts[key] = 1

@@ -49,7 +49,7 @@ def _lines(text: str) -> list[str]:
     return split_lines(text)
 
 
-def _join(lines: list[str]) -> str:
+def join_lines(lines: list[str]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -79,7 +79,7 @@ def _content_end(lines: list[str], start: int, end: int) -> int:
     return last
 
 
-def _insert_section(lines: list[str], block: list[str], before: tuple[str, ...]) -> list[str]:
+def insert_section(lines: list[str], block: list[str], before: tuple[str, ...]) -> list[str]:
     for name in before:
         found = _section(lines, name)
         if found:
@@ -100,7 +100,7 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
         block = [INDEX_HEADING, INDEX_INTRO, ""]
         for k, heading in SUBSECTIONS.items():
             block += [heading, NONE_ENABLED, ""]
-        lines = _insert_section(lines, block[:-1], ("optional rules", "optional profiles", "area-specific memory",
+        lines = insert_section(lines, block[:-1], ("optional rules", "optional profiles", "area-specific memory",
                                                      "explicit only", "context budget"))
         found = _section(lines, INDEX_HEADING[3:].casefold())
     start, end = found
@@ -122,7 +122,7 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
             break
     if entry_at is not None:
         if not paths:
-            return _join(lines)
+            return join_lines(lines)
         meta_end = entry_at + 1
         while meta_end < sub_end and lines[meta_end][:1].isspace() and lines[meta_end].strip():
             meta_end += 1
@@ -132,13 +132,13 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
             existing = [p.strip().strip("`").strip() for p in lines[path_line].split(":", 1)[1].split(",") if p.strip()]
         merged = list(dict.fromkeys(existing + list(paths)))
         if merged == existing:
-            return _join(lines)
+            return join_lines(lines)
         rendered = "  - paths: " + ", ".join(f"`{p}`" for p in merged)
         if path_line is None:
             lines.insert(entry_at + 1, rendered)
         else:
             lines[path_line] = rendered
-        return _join(lines)
+        return join_lines(lines)
 
     new = [f"- `{module}`: {description or default_trigger(module)}"]
     if paths:
@@ -149,7 +149,7 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
         sub_end -= 1
     at = _content_end(lines, sub_start + 1, sub_end)
     lines = lines[:at] + new + lines[at:]
-    return _join(lines)
+    return join_lines(lines)
 
 
 def budget_line(text: str, key: str, line: str) -> str:
@@ -165,20 +165,20 @@ def budget_line(text: str, key: str, line: str) -> str:
     anchor = next((i for i in range(start + 1, end) if lines[i].startswith("- inbox.md")), None)
     at = anchor if anchor is not None else _content_end(lines, start + 1, end)
     lines.insert(at, line)
-    return _join(lines)
+    return join_lines(lines)
 
 
 def explicit_only(text: str, item: str) -> str:
     lines = _lines(text)
     found = _section(lines, "explicit only")
     if found is None:
-        return _join(_insert_section(lines, ["## Explicit only", f"- {item}"], ("context budget",)))
+        return join_lines(insert_section(lines, ["## Explicit only", f"- {item}"], ("context budget",)))
     start, end = found
     if any(lines[i].strip() in (f"- {item}", f"- `{item}`") for i in range(start + 1, end)):
         return text
     at = _content_end(lines, start + 1, end)
     lines.insert(at, f"- {item}")
-    return _join(lines)
+    return join_lines(lines)
 
 
 def task_route(text: str, keywords: tuple[str, ...], module: str) -> str:
@@ -201,4 +201,4 @@ def task_route(text: str, keywords: tuple[str, ...], module: str) -> str:
                   if lines[i].strip().casefold() in ("load:", "also load:", "load if present:")]
         has_optional = bool(labels) and labels[-1] == "load if present:"
         lines[at:at] = ([] if has_optional else ["Load if present:"]) + [f"- {module}"]
-    return _join(lines)
+    return join_lines(lines)

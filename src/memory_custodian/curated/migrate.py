@@ -137,7 +137,7 @@ def _routes(text: str, path: str) -> tuple[str, list[str]]:
             while at > start + 1 and not lines[at - 1].strip():
                 at -= 1
             lines[at:at] = [""] + insert
-        text = "\n".join(lines).rstrip("\n") + "\n"
+        text = index_edit.join_lines(lines)
         changes.extend(f"add the missing {t} task route" for t in missing)
     return text, changes
 
@@ -147,7 +147,7 @@ def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
     names = {l.strip()[3:].strip().casefold() for l in split_lines(text) if l.startswith("## ")}
     if "optional module index" not in names:
         block = _template_section("Optional module index")
-        text = index_edit._join(index_edit._insert_section(
+        text = index_edit.join_lines(index_edit.insert_section(
             split_lines(text), split_lines(block), ("optional rules", "optional profiles", "area-specific memory",
                                                     "explicit only", "context budget")))
         changes.append("add the optional module index")

@@ -11,8 +11,8 @@ reported, never "fixed".
 from __future__ import annotations
 
 import json
+import os
 import time
-from pathlib import Path
 
 from .. import fsutil
 from ..records import Record
@@ -63,12 +63,12 @@ def _check(ledger: Ledger):
     return events, notes, problems, extra, copies
 
 
-def _backup(ledger: Ledger, path: Path, data: bytes, stamp: str) -> str:
-    backup = fsutil.ensure_cache_dir(ledger.memory_dir) / "backup"
-    backup.mkdir(exist_ok=True)
-    target = backup / f"{path.name}.{stamp}"
-    fsutil.atomic_write(target, data)
-    return f"{fsutil.CACHE_DIR}/backup/{target.name}"
+def _backup(ledger: Ledger, path: str, data: bytes, stamp: str) -> str:
+    backup = os.path.join(fsutil.cache_dir(ledger.memory_dir_str), "backup")
+    os.makedirs(backup, exist_ok=True)
+    name = f"{os.path.basename(path)}.{stamp}"
+    fsutil.atomic_write(os.path.join(backup, name), data)
+    return f"{fsutil.CACHE_DIR}/backup/{name}"
 
 
 def _identical_duplicates(problems, copies: dict[str, set]) -> set:
@@ -87,8 +87,9 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
     strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns} | forgotten_ids
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backups, removed_lines, trimmed = [], 0, 0
-    for path in map(Path, ledger.shards()):
-        data = path.read_bytes()
+    for path in ledger.shards():
+        with open(path, "rb") as fh:
+            data = fh.read()
         # a last line without its newline that is a whole event is a line like any other: kept
         lines, tail = split_shard(data)
         kept, backed, changed = [], [], bool(tail)

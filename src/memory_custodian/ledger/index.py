@@ -93,7 +93,7 @@ class Index:
     def _error(self, exc: BaseException):
         """A SQLite or OS failure as one clear line (the index is a cache: deleting it is safe)."""
         if isinstance(exc, OSError):
-            return fsutil._disk_error(self.path, exc)
+            return fsutil.disk_error(self.path, exc)
         return Refused(f"the index cache failed ({exc}); nothing in the ledger was changed — free disk space or "
                        "check permissions, or delete .cache/index.sqlite and retry", path=self.path)
 
@@ -148,7 +148,7 @@ class Index:
 
     # ---- keeping up with the shards -----------------------------------------------------------
 
-    def _plan(self):
+    def plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
         on_disk = self.ledger.shard_stats()
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
@@ -206,14 +206,14 @@ class Index:
             self._delete_files()
 
     def _catch_up(self) -> dict:
-        mode, _ = self._plan()
+        mode, _ = self.plan()
         if mode == "current":
             return {"mode": "current", "events": 0}
         self._meta = None
         self._current_sig = None
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            mode, work = self._plan()  # again, now that no one else can write the index
+            mode, work = self.plan()  # again, now that no one else can write the index
             if mode == "current":
                 self.db.execute("COMMIT")
                 return {"mode": "current", "events": 0}

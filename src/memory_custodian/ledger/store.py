@@ -238,7 +238,7 @@ class Ledger:
             existed = os.path.exists(path)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise fsutil._disk_error(path, exc) from exc
+            raise fsutil.disk_error(path, exc) from exc
         size = None
         try:
             size = os.fstat(fd).st_size
@@ -257,7 +257,7 @@ class Ledger:
                     os.fsync(fd)
                 except OSError:
                     pass
-            raise fsutil._disk_error(path, exc) from exc
+            raise fsutil.disk_error(path, exc) from exc
         finally:
             os.close(fd)
         if not existed:

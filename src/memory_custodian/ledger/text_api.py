@@ -33,14 +33,14 @@ def _export_target(notes, path) -> str:
 def _current_index(notes):
     """The index, caught up, when it exists and only needs catching up (several times cheaper than a
     replay at 75k notes); None when there is none (a fresh clone in CI) or it would need a rebuild
-    (`Index._plan`), so that an export never pays for building one."""
+    (`Index.plan`), so that an export never pays for building one."""
     from .. import fsutil
     from .index import INDEX_FILE
 
     if not os.path.exists(os.path.join(notes.memory_dir, fsutil.CACHE_DIR, INDEX_FILE)):
         return None
     index = notes.index()
-    if index._plan()[0] == "rebuild":
+    if index.plan()[0] == "rebuild":
         return None
     index.catch_up()
     return index
