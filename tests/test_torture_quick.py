@@ -19,7 +19,7 @@ import torture  # noqa: E402
 
 QUICK_DISK_CASES = ["fsize-edge:remember", "fsize-tight:remember", "fsize-edge:add", "fsize-tight:add",
                     "fsize-edge:reindex", "fsize-tight:reindex"]
-KNOWN: dict[str, str] = {}  # case -> "bugs-8.md #N" while a reported bug is open
+KNOWN: dict[str, str] = {}  # case -> a one-line description while a reported bug is open
 
 
 @pytest.fixture(scope="module")
