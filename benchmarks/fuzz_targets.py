@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from fuzz_harness import (JSON_SCALARS, JSON_VALUES, REPO, SLOW_CASE_S, Bug, expect_result_or_error, make_project,
                           mutated_lines, snapshot, text_like)
+from memory_custodian.agents.hosts import HOSTS
 from memory_custodian.errors import CustodianError
 
 
@@ -141,8 +142,14 @@ def check_config(raw, ctx):
     return expect_result_or_error("parse_config", parse_config, raw, Path("config.json"))[0]
 
 
-HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact", "BeforeAgent", "AfterTool",
-               "PreCompress", "PostToolUse", "", "Stop"]
+def _host_events() -> list[str]:
+    from memory_custodian.agents.hosts import load
+
+    known = {event for name in HOSTS for event in load(name).events}
+    return sorted(known) + ["PostToolUse", "", "Stop"]  # and events no host hands us
+
+
+HOOK_EVENTS = _host_events()
 
 
 def _hook_payloads():
@@ -395,7 +402,7 @@ def build_targets(ctx) -> dict:
         "truth_file": (text_like(_truth_sample(), extra=['{"query": 1}', '{"relevant": []}', "[]", "{"]), check_truth),
         "config": (st.one_of(JSON_VALUES.map(lambda v: json.dumps({"export": v}).encode()),
                              JSON_VALUES.map(lambda v: json.dumps(v).encode()), st.binary(max_size=60)), check_config),
-        "hook_payload": (st.tuples(st.sampled_from(["claude", "codex", "gemini"]), st.sampled_from(HOOK_EVENTS),
+        "hook_payload": (st.tuples(st.sampled_from(list(HOSTS)), st.sampled_from(HOOK_EVENTS),
                                    _hook_payloads()), check_hook),
         "mcp_arguments": (_mcp_calls(ctx["note_ids"]), check_mcp),
         "curated_read": (_curated_values(samples), check_curated_read),
