@@ -6,9 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-import click
-
-from . import emit_json, format_option, handle_errors, memory_options, open_memory, warn
+from .output import Exit, echo, emit_json, open_memory, refresh_mirror
 
 
 def _abs(path):
@@ -16,37 +14,12 @@ def _abs(path):
     return None if path is None else str(Path(path).expanduser().absolute())
 
 
-def _refresh(memory) -> None:
-    """After a check-in landed, a mirror that cannot be re-rendered is a warning, not a failure:
-    saying "nothing changed" would make the person check in twice."""
-    from ..errors import CustodianError
-    from ..ledger.text_api import mirror_failure, refresh_mirror_if_enabled
-
-    try:
-        refresh_mirror_if_enabled(memory)
-    except (CustodianError, OSError) as exc:  # a disk error too: the check-in itself has landed
-        warn(f"checked in, but the export mirror was not re-rendered: {mirror_failure(exc)} — fix that, then run "
-             "`memory-custodian export`")
+# after a check-in landed, saying "nothing changed" would make the person check in twice
+CHECKED_IN = ("checked in, but the export mirror was not re-rendered: {failure} — fix that, then run "
+              "`memory-custodian export`")
 
 
-@click.command()
-@memory_options
-@click.option("--path", "path", default=None, metavar="FILE",
-              help="Where to write, relative to the project root and inside it (default: the configured path, "
-                   "else docs/memory/MEMORY.md).")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 with a short diff if the file is not up to date.")
-@click.option("--enable", is_flag=True,
-              help="Keep the mirror rendered after every write (recorded in docs/memory/config.json, committed).")
-@click.option("--disable", is_flag=True, help="Stop re-rendering after writes (the file is left as it is).")
-@format_option
-@handle_errors
 def export(project_root, memory_dir, path, check, enable, disable, fmt):
-    """Render the ledger to a read-only Markdown mirror (every note, with its state).
-
-    The output is byte-identical for an unchanged ledger on any machine, so `export --check`
-    can guard it in CI or a pre-commit hook. Nothing reads the mirror back: change memory with
-    `edit`, `remember`, `supersede` or `revoke`.
-    """
     from ..errors import InvalidInput
 
     if sum(bool(x) for x in (check, enable, disable)) > 1:
@@ -61,39 +34,24 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
     if fmt == "json":
         emit_json(result)
     elif disable:
-        click.echo(f"export mirror disabled in {result['config']} (the file is left as it is)")
+        echo(f"export mirror disabled in {result['config']} (the file is left as it is)")
     elif check:
         if result["up_to_date"]:
-            click.echo(f"{result['path']} is up to date ({result['notes']} notes)")
+            echo(f"{result['path']} is up to date ({result['notes']} notes)")
         else:
             from ..textsafe import printable
 
-            click.echo(printable(result["diff"]), nl=False)  # note text from disk: no raw escapes
+            echo(printable(result["diff"]), nl=False)  # note text from disk: no raw escapes
     else:
         verb = "wrote" if result["written"] else "unchanged"
-        click.echo(f"{verb} {result['path']} ({result['notes']} notes, {result['bytes']} bytes)")
+        echo(f"{verb} {result['path']} ({result['notes']} notes, {result['bytes']} bytes)")
         if enable:
-            click.echo(f"mirror enabled in {result['config']}: every write through the CLI now re-renders it")
+            echo(f"mirror enabled in {result['config']}: every write through the CLI now re-renders it")
     if check and not result["up_to_date"]:
-        click.echo(f"error: {result['path']} is out of date — run `memory-custodian export`", err=True)
-        sys.exit(1)
+        raise Exit(f"{result['path']} is out of date — run `memory-custodian export`", 1)
 
 
-@click.command()
-@memory_options
-@click.option("--checkout", "checkout", default=None, metavar="FILE", help="Write the active notes to FILE and stop.")
-@click.option("--checkin", "checkin", default=None, metavar="FILE", help="Check FILE back in as ledger events.")
-@click.option("--reason", default=None, metavar="R", help="Why removed notes are revoked (and changed ones superseded).")
-@format_option
-@handle_errors
 def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
-    """Edit the active notes as Markdown in $EDITOR; the result is checked in as events.
-
-    A changed block becomes a new note superseding the old one, a deleted block a `revoke`
-    (needs --reason or a `- reason:` line), a new block a new note. If a note you touched
-    changed in the ledger meanwhile, nothing is written. For scripts and agents:
-    `edit --checkout FILE`, edit FILE, then `edit --checkin FILE [--reason R]`.
-    """
     from ..errors import CustodianError, InvalidInput
 
     if checkout and checkin:
@@ -104,30 +62,44 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
         if fmt == "json":
             emit_json(result)
         else:
-            click.echo(f"checked out {result['notes']} notes to {result['path']}; "
+            echo(f"checked out {result['notes']} notes to {result['path']}; "
                        f"check in with `memory-custodian edit --checkin {checkout}`")
         return
     if checkin:
         result = memory.edit_checkin(_abs(checkin), reason=reason)
         if result["events"]:
-            _refresh(memory)
+            refresh_mirror(memory, CHECKED_IN)
         _report(result, fmt)
         return
     import tempfile
 
     tmp = os.path.join(tempfile.mkdtemp(prefix="memory-edit-"), "notes.md")
     memory.edit_checkout(tmp)
-    click.edit(filename=tmp)
+    _edit_file(tmp)
     try:
         result = memory.edit_checkin(tmp, reason=reason)
     except CustodianError:
-        click.echo(f"your edits are kept in {tmp}; fix them and run `memory-custodian edit --checkin {tmp}`", err=True)
+        sys.stderr.write(f"your edits are kept in {tmp}; fix them and run `memory-custodian edit --checkin {tmp}`\n")
         raise
     os.unlink(tmp)
     os.rmdir(os.path.dirname(tmp))
     if result["events"]:
-        _refresh(memory)
+        refresh_mirror(memory, CHECKED_IN)
     _report(result, fmt)
+
+
+def _edit_file(path: str) -> None:
+    """Open PATH in $VISUAL or $EDITOR (else vi) and wait; an editor that fails ends the command."""
+    import shlex
+    import subprocess
+
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        code = subprocess.call([*shlex.split(editor), path])
+    except OSError as exc:
+        raise Exit(f"{editor}: could not start the editor ({exc.strerror or exc}); set $EDITOR", 1) from exc
+    if code:
+        raise Exit(f"{editor}: the editor exited with code {code}; nothing was checked in (notes in {path})", 1)
 
 
 def _report(result: dict, fmt: str) -> None:
@@ -137,13 +109,13 @@ def _report(result: dict, fmt: str) -> None:
     for row in result["changes"]:
         where = f" (line {row['line']})" if row.get("line") else ""
         if row["action"] == "create":
-            click.echo(f"created  #{row['note']}{where}")
+            echo(f"created  #{row['note']}{where}")
         elif row["action"] == "supersede":
             what = ", ".join(row["changed"]) or "changed"
-            click.echo(f"superseded #{row['note']} by #{row['by']}{where}: {what}")
+            echo(f"superseded #{row['note']} by #{row['by']}{where}: {what}")
         else:
-            click.echo(f"revoked  #{row['note']}{where}: {row['reason']}")
+            echo(f"revoked  #{row['note']}{where}: {row['reason']}")
     if result["events"]:
-        click.echo(f"checked in: {result['events']} events in one txn ({result['unchanged']} notes unchanged)")
+        echo(f"checked in: {result['events']} events in one txn ({result['unchanged']} notes unchanged)")
     else:
-        click.echo(f"nothing to check in: no changes ({result['unchanged']} notes unchanged)")
+        echo(f"nothing to check in: no changes ({result['unchanged']} notes unchanged)")

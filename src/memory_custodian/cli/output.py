@@ -1,0 +1,50 @@
+"""What every handler shares: opening the Memory, printing data and warnings, failing with a code."""
+
+from __future__ import annotations
+
+import sys
+
+
+class Exit(Exception):
+    """End the command with `exit_code` and one error line (the output before it stands)."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def echo(text: str = "", nl: bool = True) -> None:
+    sys.stdout.write(text + "\n" if nl else text)
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+
+
+def emit_json(obj) -> None:
+    """One JSON document on stdout with stable sorted keys."""
+    from ..textsafe import json_text
+
+    echo(json_text(obj))
+
+
+def open_memory(project_root, memory_dir):
+    from ..memory import Memory
+
+    return Memory.open(project_root, memory_dir)
+
+
+def refresh_mirror(memory, landed: str | None = None) -> None:
+    """Keep MEMORY.md in step after a write when the project turned the mirror on.
+
+    The write has landed, so a failed re-render is a warning: `landed` phrases it around
+    `{failure}` (default: the ledger's own warning), and a person is never told to write twice.
+    """
+    from ..errors import CustodianError
+    from ..ledger.text_api import mirror_failure, mirror_warning, refresh_mirror_if_enabled
+
+    try:
+        refresh_mirror_if_enabled(memory)
+    except (CustodianError, OSError) as exc:
+        warn(mirror_warning(exc) if landed is None else landed.format(failure=mirror_failure(exc)))
