@@ -13,6 +13,11 @@ from .table import COMMANDS
 
 PROG = "memory-custodian"
 
+# argparse looks every message up in gettext's catalogues (importing locale, ~1.5 ms a run); the
+# CLI's own text is English only, so argparse's is taken as written too
+argparse._ = str
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
 
 class UsageError(Exception):
     """Bad command-line input (exit 2); `command` names the command whose help explains it."""
