@@ -76,7 +76,7 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None
             except Exception:  # what the interpreter would print for an uncaught error
                 traceback.print_exc()
                 code = 1
-            gc.collect()  # what exit does: close the SQLite index a dropped Memory still holds in a cycle
+            gc.collect(1)  # what exit does: close the SQLite index a dropped Memory holds in a (young) cycle
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved
     return subprocess.CompletedProcess([sys.executable, "-m", "memory_custodian", *args], code,
