@@ -196,3 +196,15 @@ def test_unknown_and_missing_commands():
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown command 'recal'")
     proc = run_cli()
     assert proc.returncode == 2 and proc.stdout == top_help()
+
+
+def test_hook_fails_open_at_run_time_but_not_on_usage(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x\n")
+    proc = run_cli("hook", "--project-root", str(afile), "SessionStart", input="{}")
+    assert (proc.returncode, proc.stdout) == (0, "")
+    proc = run_cli("hook", "SessionStart", "--project-root", str(tmp_path), input="not json")
+    assert proc.returncode == 0 and proc.stderr.count("\n") == 1 and "continuing without memory" in proc.stderr
+    for argv in (["hook"], ["hook", "A", "B"], ["hook", "--host", "cursor", "A"], ["hook", "--task"]):
+        proc = run_cli(*argv, input="{}")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "memory-custodian hook --help" in proc.stderr

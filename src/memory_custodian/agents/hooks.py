@@ -10,10 +10,9 @@ must be cheap: this module imports no argument parser and no mcp; `memory-custod
 from __future__ import annotations
 
 import os
-import sys
 
 from .fence import DATA_NOTICE, fence
-from .hosts import HOSTS, parse_event, project_relative, render_output
+from .hosts import parse_event, project_relative, render_output
 
 TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
 MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output

@@ -169,7 +169,8 @@ _TABLE = (
                 opt("--host", choices=HOSTS, default="claude",
                     help="Which agent host is calling (its payload and output shapes differ)."),
                 opt("--task", metavar="TASK", help="Task category for the session-start pack (default implementation)."),
-                *MEMORY,
+                MEMORY[0].replace(type=None),  # fail open: a bad folder is the hook's one line and exit 0
+                MEMORY[1],
             ), "EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse, PreCompact; "
                "gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails the host: any error is "
                "one line on stderr and exit 0. `init --agent` installs these."),
