@@ -104,4 +104,7 @@ def main(argv: list[str] | None = None) -> None:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 141
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback; writes are atomic or journalled
+        sys.stderr.write("error: interrupted\n")
+        code = 130
     sys.exit(code)
