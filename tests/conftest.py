@@ -1,10 +1,14 @@
-"""Shared test helpers: real processes, real temp projects, the MemoryCustodian fixtures."""
+"""Shared test helpers: the CLI in process (or as a real process), real temp projects, the fixtures."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -14,9 +18,10 @@ FIXTURES = REPO / "tests" / "fixtures"
 MC_FIXTURES = FIXTURES / "memorycustodian"
 
 
-def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None, env: dict | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run `python -m memory_custodian ARGS` as a fresh process, as users and hosts do."""
+def run_cli_process(*args: str, cwd: Path | str | None = None, input: str | None = None, env: dict | None = None,
+                    timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run `python -m memory_custodian ARGS` as a fresh process: for tests where the process is the point
+    (start-up, imports, crashes, signals, concurrency, a terminal, hooks as a host runs them)."""
     full_env = dict(os.environ)
     full_env.setdefault("PYTHONHASHSEED", "random")
     if env:
@@ -25,6 +30,57 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | None = None,
         [sys.executable, "-m", "memory_custodian", *args],
         cwd=cwd, input=input, capture_output=True, text=True, env=full_env, timeout=timeout,
     )
+
+
+def _stream(data: bytes = b"", errors: str = "strict") -> io.TextIOWrapper:
+    # a text stream with `.buffer`, as sys.stdin/stdout/stderr have (hooks read sys.stdin.buffer)
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors, newline="\n", write_through=True)
+
+
+def _captured(stream: io.TextIOWrapper) -> str:
+    # decoded as subprocess.run(text=True) decodes a pipe: strict UTF-8, universal newlines
+    return io.TextIOWrapper(io.BytesIO(stream.buffer.getvalue()), encoding="utf-8", newline=None).read()
+
+
+@contextlib.contextmanager
+def _process_state(cwd, env: dict | None):
+    """chdir and os.environ changes for one in-process call, undone afterwards."""
+    saved_cwd, saved_env = os.getcwd(), dict(os.environ)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        os.environ.update(env or {})
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = None, env: dict | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run `memory-custodian ARGS` in this process, with its own stdin/stdout/stderr, cwd and environment;
+    returns what `run_cli_process` would."""
+    from memory_custodian.cli import run
+    from memory_custodian.curated.journal import CRASH_ENV
+
+    assert CRASH_ENV not in (env or {}), "a command that SIGKILLs itself needs run_cli_process"
+    data = input.encode("utf-8") if isinstance(input, str) else (input or b"")
+    streams = _stream(data), _stream(errors="surrogateescape"), _stream(errors="backslashreplace")
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
+        with _process_state(cwd, env):
+            try:
+                code = run(list(args))
+            except Exception:  # what the interpreter would print for an uncaught error
+                traceback.print_exc()
+                code = 1
+            gc.collect(1)  # what exit does: close the SQLite index a dropped Memory holds in a (young) cycle
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    return subprocess.CompletedProcess([sys.executable, "-m", "memory_custodian", *args], code,
+                                       _captured(streams[1]), _captured(streams[2]))
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_cli_process
 
 LEDGER_COMMANDS = ("remember", "supersede", "revoke", "flag-stale", "reinstate", "promote", "expire", "recall",
                    "expand", "history", "reindex", "doctor")
@@ -89,16 +89,7 @@ def test_every_ledger_command_has_help(project):
         assert r.returncode == 0 and "--format" in r.stdout, name
 
 
-def run_click(*args, input=None):
-    """The same command through the click CLI (`python -m memory_custodian` takes the fast path)."""
-    import subprocess
-    import sys
-
-    return subprocess.run([sys.executable, "-c", "import sys; from memory_custodian.cli import main; main(sys.argv[1:])",
-                           *args], input=input, capture_output=True, text=True, timeout=60)
-
-
-def test_fast_path_matches_click(project):
+def test_a_fresh_process_prints_what_the_in_process_run_prints(project):
     root = str(project)
     cli(project, "remember", "the cache lock is held too long", "--kind", "gotcha", "--tag", "cache")
     gone = cli(project, "remember", "cache warmed at boot").stdout.strip()
@@ -106,9 +97,10 @@ def test_fast_path_matches_click(project):
     for args in (["recall", "cache"], ["recall", "cache", "--format", "json"], ["recall", "--kind=gotcha", "--all"],
                  ["recall", "--tag", "cache", "--limit", "0"], ["recall", "x", "--state", "revoked"],
                  ["remember", "x", "--supersedes", "zzzz"], ["remember", "   "]):
-        fast = run_cli(*args, "--project-root", root)
-        slow = run_click(*args, "--project-root", root)
-        assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr), args
+        here = run_cli(*args, "--project-root", root)
+        fresh = run_cli_process(*args, "--project-root", root)
+        assert (here.returncode, here.stdout, here.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
     fast = json.loads(run_cli("remember", "-", "--format", "json", "--project-root", root, input="from stdin\n").stdout)
-    slow = json.loads(run_click("remember", "-", "--format", "json", "--project-root", root, input="from stdin\n").stdout)
+    slow = json.loads(run_cli_process("remember", "-", "--format", "json", "--project-root", root,
+                                      input="from stdin\n").stdout)
     assert fast.keys() == slow.keys() and fast["body"] == slow["body"] == "from stdin"

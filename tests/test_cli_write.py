@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MC_FIXTURES, run_cli
+from conftest import MC_FIXTURES, run_cli, run_cli_process
 from memory_custodian.curated.journal import CRASH_ENV
 from memory_custodian.curated.units import split_units
 
@@ -29,14 +29,19 @@ def tree(root: Path) -> dict[str, bytes]:
             if p.is_file() and ".cache" not in p.parts}
 
 
-def cli(root: Path, *args: str, env: dict | None = None):
-    return run_cli(*args, "--project-root", str(root), env=env)
+def cli(root: Path, *args: str):
+    return run_cli(*args, "--project-root", str(root))
+
+
+def crash_cli(root: Path, *args: str, writes: int):
+    """A real process that SIGKILLs itself after `writes` file writes."""
+    return run_cli_process(*args, "--project-root", str(root), env={CRASH_ENV: str(writes)})
 
 
 def test_every_write_command_has_help():
     for command in ("add", "forget", "compact", "enable", "migrate"):
         result = run_cli(command, "--help")
-        assert result.returncode == 0 and "Usage:" in result.stdout and "--format" in result.stdout
+        assert result.returncode == 0 and "usage:" in result.stdout and "--format" in result.stdout
 
 
 def test_add_prints_plan_and_budget_and_json(tmp_path):
@@ -211,7 +216,7 @@ def _crash_then_recover(tmp_path: Path, name: str, args: list[str], writes: int,
 
     victim = project(tmp_path / f"{name}-crash", fixture)
     original = tree(victim)
-    crashed = cli(victim, *args, env={CRASH_ENV: str(writes)})
+    crashed = crash_cli(victim, *args, writes=writes)
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr
     mid = tree(victim)
     assert mid != original and mid != expected  # really a mix: some files new, some old
@@ -246,7 +251,7 @@ def test_sigkill_during_hard_forget_recovers_without_leaking_the_topic(tmp_path)
 def test_journal_in_crash_window_holds_no_forgotten_topic(tmp_path):
     root = project(tmp_path, "dogfood")
     topic = "Target Python 3.10+ minimum version"
-    result = cli(root, "forget", topic, "--mode", "hard", "--apply", env={CRASH_ENV: "1"})
+    result = crash_cli(root, "forget", topic, "--mode", "hard", "--apply", writes=1)
     assert result.returncode == -signal.SIGKILL
     journal = root / "docs" / "memory" / ".cache" / "journal.json"
     assert topic.lower() not in journal.read_text().lower()
@@ -255,7 +260,7 @@ def test_journal_in_crash_window_holds_no_forgotten_topic(tmp_path):
 
 def test_recovery_refuses_when_a_file_was_edited_after_the_crash(tmp_path):
     root = project(tmp_path, "dogfood")
-    crashed = cli(root, "enable", "areas/store", env={CRASH_ENV: "1"})
+    crashed = crash_cli(root, "enable", "areas/store", writes=1)
     assert crashed.returncode == -signal.SIGKILL
     manifest = root / "docs" / "memory" / "manifest.md"
     manifest.write_text(manifest.read_text() + "\n<!-- hand edit -->\n")
@@ -284,9 +289,9 @@ def test_finish_interrupted_writes_after_a_crash(tmp_path):
     from memory_custodian import Memory
 
     root = project(tmp_path, "dogfood")
-    crashed = cli(root, "enable", "changelog", env={CRASH_ENV: "1"})
+    crashed = crash_cli(root, "enable", "changelog", writes=1)
     assert crashed.returncode == 0  # changelog already exists in dogfood: nothing to write, nothing to crash
-    crashed = cli(root, "enable", "rules/review", env={CRASH_ENV: "2"})
+    crashed = crash_cli(root, "enable", "rules/review", writes=2)
     assert crashed.returncode == -signal.SIGKILL
     memory = Memory.open(root)
     assert memory.interrupted_write_pending()

@@ -212,7 +212,7 @@ def test_curated_tier_never_imports_click_and_read_path_stays_lean():
     import memory_custodian.curated as curated
 
     heavy = {"click", "mcp", "sqlite3", "dataclasses", "typing", "json", "hashlib"}
-    lean = {"units.py", "manifest.py", "globs.py", "reading.py", "fastread.py"}
+    lean = {"units.py", "manifest.py", "globs.py", "reading.py"}
     for path in Path(curated.__file__).parent.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

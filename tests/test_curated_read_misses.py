@@ -139,7 +139,11 @@ def test_symlink_loop_is_one_line_exit_2(project, make, command):
     path, what = make(project)
     proc = run_cli(*command, "--project-root", str(project))
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr == f"error: {path}: is a symlink loop; replace it with a real {what}\n"
+    if "json" in command:  # with --format json the error is one JSON object
+        assert json.loads(proc.stderr) == {"error": {"exit_code": 2, "line": None, "path": str(path),
+                                                     "message": f"is a symlink loop; replace it with a real {what}"}}
+    else:
+        assert proc.stderr == f"error: {path}: is a symlink loop; replace it with a real {what}\n"
     assert proc.stdout == ""
 
 

@@ -3,8 +3,8 @@
 Bytes that are not UTF-8 (on the command line or piped to `-`), a `--limit` SQLite cannot hold,
 a folder given as a check-in file, a path under a regular file. And a write whose mirror cannot be
 re-rendered: the note landed, so it is acknowledged (exit 0) with one warning line, never a traceback
-that would make an agent write it twice. Real processes, both CLI paths, every file compared byte
-for byte.
+that would make an agent write it twice. Real processes (argv bytes that are not UTF-8), every file
+compared byte for byte.
 """
 
 from __future__ import annotations
@@ -19,14 +19,13 @@ import pytest
 
 from memory_custodian.memory import Memory
 
-FAST = [sys.executable, "-m", "memory_custodian"]  # `remember` and `recall` take the click-free path
-CLICK = [sys.executable, "-c", "import sys; from memory_custodian.cli import main; main(sys.argv[1:])"]
+CLI = [sys.executable, "-m", "memory_custodian"]
 
 
-def run(base, root: Path, *args, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def run(root: Path, *args, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the CLI with `args` as given (bytes stay bytes: argv that is not UTF-8), output as bytes."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([*base, *args, "--project-root", str(root)], input=stdin, capture_output=True,
+    return subprocess.run([*CLI, *args, "--project-root", str(root)], input=stdin, capture_output=True,
                           cwd=root, env=full_env, timeout=60)
 
 
@@ -72,12 +71,11 @@ BAD_ARGV = {
 }
 
 
-@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
 @pytest.mark.parametrize("case", sorted(BAD_ARGV))
-def test_argv_that_is_not_utf8_is_refused_by_name(project, base, case):
+def test_argv_that_is_not_utf8_is_refused_by_name(project, case):
     args, message = BAD_ARGV[case]
     before = files(project.root)
-    refused(run(base, project.root, *args), message, "give it as UTF-8")
+    refused(run(project.root, *args), message, "give it as UTF-8")
     assert files(project.root) == before
 
 
@@ -85,16 +83,15 @@ def test_argv_that_is_not_utf8_is_refused_by_name(project, base, case):
 def test_reason_that_is_not_utf8_is_refused_by_name(project, verb):
     args = [verb, project.seed_id, *(["new text"] if verb == "supersede" else []), "--reason", b"r\xff"]
     before = files(project.root)
-    refused(run(CLICK, project.root, *args), "--reason is not valid UTF-8 (byte 0xff)")
+    refused(run(project.root, *args), "--reason is not valid UTF-8 (byte 0xff)")
     assert files(project.root) == before
 
 
 # stdin is decoded strictly in a UTF-8 locale and with surrogateescape in the C locale: both refuse
 @pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
-@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
-def test_stdin_that_is_not_utf8_is_refused_naming_stdin_and_line(project, base, errors):
+def test_stdin_that_is_not_utf8_is_refused_naming_stdin_and_line(project, errors):
     before = files(project.root)
-    proc = run(base, project.root, "remember", "-", stdin=b"caf\xc3\xa9 ok\nLatin-1 caf\xe9\n",
+    proc = run(project.root, "remember", "-", stdin=b"caf\xc3\xa9 ok\nLatin-1 caf\xe9\n",
                env={"PYTHONIOENCODING": f"utf-8:{errors}"})
     refused(proc, "stdin:2: note text is not valid UTF-8 (byte 0xe9", "as UTF-8")
     assert files(project.root) == before
@@ -102,38 +99,35 @@ def test_stdin_that_is_not_utf8_is_refused_naming_stdin_and_line(project, base, 
 
 def test_stdin_refused_for_supersede_too(project):
     before = files(project.root)
-    proc = run(CLICK, project.root, "supersede", project.seed_id, "-", "--reason", "r", stdin=b"\x80\n")
+    proc = run(project.root, "supersede", project.seed_id, "-", "--reason", "r", stdin=b"\x80\n")
     refused(proc, "stdin:1: note text is not valid UTF-8 (byte 0x80")
     assert files(project.root) == before
 
 
-@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
 @pytest.mark.parametrize("limit", ["9223372036854775807", "1000001"])
-def test_a_limit_too_large_is_refused(project, base, limit):
+def test_a_limit_too_large_is_refused(project, limit):
     before = files(project.root)
     for query in ([], ["hello"]):
-        refused(run(base, project.root, "recall", *query, "--limit", limit),
+        refused(run(project.root, "recall", *query, "--limit", limit),
                 f"--limit {limit} is too large; give a number from 0 to 1000000")
     assert files(project.root) == before
-    proc = run(base, project.root, "recall", "--limit", "1000000")
+    proc = run(project.root, "recall", "--limit", "1000000")
     assert proc.returncode == 0 and b"hello from the seed note" in proc.stdout, proc.stderr
 
 
 # digits that str.isdigit() takes and int() does not: superscripts, and more digits than int() converts
 @pytest.mark.parametrize("limit", ["\u00b2", "1\u2075", "9" * 5000], ids=["superscript-2", "superscript-5", "5000-digits"])
-def test_a_limit_int_cannot_read_is_clicks_usage_error_on_the_fast_path_too(project, limit):
-    fast = run(FAST, project.root, "recall", "--limit", limit)
-    slow = run(CLICK, project.root, "recall", "--limit", limit)
-    assert b"Traceback" not in fast.stderr, fast.stderr.decode()[-2000:]
-    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr)
-    assert fast.returncode == 2 and b"Invalid value for '--limit'" in fast.stderr
+def test_a_limit_int_cannot_read_is_a_usage_error(project, limit):
+    proc = run(project.root, "recall", "--limit", limit)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()[-2000:]
+    assert proc.returncode == 2 and proc.stderr.startswith(b"error: argument --limit: invalid int value")
 
 
 def test_checking_in_a_folder_is_refused(project, tmp_path_factory):
     folder = tmp_path_factory.mktemp("a-folder")
     before = files(project.root)
-    refused(run(CLICK, project.root, "edit", "--checkin", str(folder)), f"{folder}: is a folder, not a file")
-    refused(run(CLICK, project.root, "edit", "--checkin", str(project.root / "afile" / "x.md")),
+    refused(run(project.root, "edit", "--checkin", str(folder)), f"{folder}: is a folder, not a file")
+    refused(run(project.root, "edit", "--checkin", str(project.root / "afile" / "x.md")),
             "file not found (a folder on its path is a file)")
     assert files(project.root) == before
 
@@ -151,7 +145,7 @@ UNDER_A_FILE = {
 @pytest.mark.parametrize("case", sorted(UNDER_A_FILE))
 def test_a_path_under_a_regular_file_is_refused_before_anything_is_written(project, case):
     before = files(project.root)
-    line = refused(run(CLICK, project.root, *UNDER_A_FILE[case]),
+    line = refused(run(project.root, *UNDER_A_FILE[case]),
                    f"is under {project.root.resolve() / 'afile'}, which is a file, not a folder")
     assert "x.md" in line
     assert files(project.root) == before  # config.json above all: the mirror stays where it was
@@ -168,10 +162,9 @@ def _shards(project) -> bytes:
     return b"".join(p.read_bytes() for p in sorted((project.memory_dir / "ledger").glob("*.jsonl")))
 
 
-@pytest.mark.parametrize("base", [FAST, CLICK], ids=["fast", "click"])
-def test_a_write_whose_mirror_cannot_be_rendered_is_acknowledged_with_one_warning(project, base):
+def test_a_write_whose_mirror_cannot_be_rendered_is_acknowledged_with_one_warning(project):
     before = _config_points_under_a_file(project)
-    proc = run(base, project.root, "remember", "the unique zebra note")
+    proc = run(project.root, "remember", "the unique zebra note")
     err = proc.stderr.decode("utf-8")
     assert "Traceback" not in err, err[-2000:]
     assert proc.returncode == 0, err
@@ -190,7 +183,7 @@ def test_lifecycle_verbs_with_a_broken_mirror_warn_and_exit_0(project):
     _config_points_under_a_file(project)
     for args in (["flag-stale", project.seed_id, "--reason", "check it"],
                  ["supersede", project.seed_id, "the replacement note", "--reason", "newer"]):
-        proc = run(CLICK, project.root, *args)
+        proc = run(project.root, *args)
         err = proc.stderr.decode("utf-8")
         assert "Traceback" not in err, err[-2000:]
         assert proc.returncode == 0, err
@@ -201,7 +194,7 @@ def test_lifecycle_verbs_with_a_broken_mirror_warn_and_exit_0(project):
 def test_export_with_a_config_path_under_a_file_names_config_json(project):
     before = _config_points_under_a_file(project)
     for args in (["export"], ["export", "--check"]):
-        refused(run(CLICK, project.root, *args), f"{project.memory_dir / 'config.json'}: export path 'afile/x.md'",
+        refused(run(project.root, *args), f"{project.memory_dir / 'config.json'}: export path 'afile/x.md'",
                 "memory-custodian export --disable")
     assert files(project.root) == before
 

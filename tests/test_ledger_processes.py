@@ -19,11 +19,10 @@ from memory_custodian.ledger.store import Ledger
 # would measure Python start-up, not the ledger).
 DRIVER = r"""
 import sys
-from memory_custodian.cli import cli
+from memory_custodian.cli import run
 root, count, tag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for i in range(count):
-    cli.main(["remember", f"note {tag}-{i} about the write path", "--tag", tag, "--project-root", root],
-             prog_name="memory-custodian", standalone_mode=False)
+    assert run(["remember", f"note {tag}-{i} about the write path", "--tag", tag, "--project-root", root]) == 0
     sys.stdout.flush()
 """
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memory_custodian.errors import InvalidInput, Refused
-from memory_custodian.fastargs import CLI_TERMS
+from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.memory import Memory
 
 

@@ -332,7 +332,7 @@ def test_expiry_bounds_are_exact():
     """The largest expiry the ledger's 4-digit-year format holds is accepted, one day more is not;
     an ISO time whose offset leaves the calendar is a clear error too (MCP passes the same text)."""
     from memory_custodian.errors import InvalidInput
-    from memory_custodian.fastargs import CLI_TERMS
+    from memory_custodian.cli.terms import CLI_TERMS
     from memory_custodian.ledger.inputs import clean_expires
 
     now = "2026-11-30T12:00:00.000Z"

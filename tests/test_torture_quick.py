@@ -74,12 +74,12 @@ def test_disk_trouble_fails_cleanly(report, case):
 def test_readers_see_an_interrupted_multi_file_write(tmp_path):
     """Killed between its file writes, a `forget` leaves a journal; `read` and `check` must not
     present the half-applied folder as if it were whole."""
-    from conftest import run_cli
+    from conftest import run_cli, run_cli_process
 
     run_cli("init", "--extended", cwd=tmp_path)
     run_cli("add", "Use Redis for caching sessions", "--type", "decision", "--reason", "fast", cwd=tmp_path)
-    killed = run_cli("forget", "Redis", "--mode", "soft", "--apply", cwd=tmp_path,
-                     env={"MEMORY_CUSTODIAN_TEST_CRASH_AFTER_WRITES": "1"})
+    killed = run_cli_process("forget", "Redis", "--mode", "soft", "--apply", cwd=tmp_path,
+                             env={"MEMORY_CUSTODIAN_TEST_CRASH_AFTER_WRITES": "1"})
     assert killed.returncode != 0 and (tmp_path / "docs/memory/.cache/journal.json").exists()
     read = run_cli("read", "--task", "planning", cwd=tmp_path)
     check = run_cli("check", cwd=tmp_path)

@@ -47,10 +47,11 @@ class CustodianError(Exception):
         self.field = field
         self.state = state
         self.allowed = allowed
-        self.message = self._phrased(LIBRARY_TERMS)
+        self.message = self.phrased(LIBRARY_TERMS)
         super().__init__(self.one_line())
 
-    def _phrased(self, terms: Terms) -> str:
+    def phrased(self, terms: Terms) -> str:
+        """The message (without its place) as `terms` say it."""
         text = self.template
         if self.field is not None:
             text = text.replace("{field=}", terms.with_value(self.field)).replace("{field}", terms.name(self.field))
@@ -68,7 +69,7 @@ class CustodianError(Exception):
         where = ""
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
-        message = self.message if terms is None else self._phrased(terms)
+        message = self.message if terms is None else self.phrased(terms)
         return (where + message).replace("\n", " ")
 
     def at(self, *, path: str | None = None, line: int | None = None) -> "CustodianError":

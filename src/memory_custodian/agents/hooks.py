@@ -3,14 +3,13 @@
 Agents rarely ask for memory on their own, so the host's hooks bring it: the context pack at
 session start, the top matching notes on each prompt, the gotchas of a file about to be touched.
 A hook must never break the agent's session: any error is one line on stderr and exit 0. It
-must be cheap: this module imports neither click nor mcp, and `python -m memory_custodian hook`
-reaches `main` without loading the CLI.
+must be cheap: this module imports no argument parser and no mcp; `memory-custodian hook` (in
+`cli/agents.py`) reads stdin and calls `run_hook`.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from . import hosts
 from .fence import DATA_NOTICE, fence
@@ -29,55 +28,6 @@ RECALL_POINTER = f"More memory: `memory_recall` (MCP) or `memory-custodian recal
 # Agents rarely write notes unprompted: the pack ends by saying how.
 REMEMBER_POINTER = ("Record what the next session must know (a trap tied to files, a finding, a task checkpoint): "
                     "`memory_remember` (MCP) or `memory-custodian remember --actor agent TEXT`.")
-
-USAGE = (f"usage: memory-custodian hook [--host {'|'.join(hosts.HOSTS)}] [--project-root DIR] "
-         "[--memory-dir DIR] [--task TASK] EVENT  (host JSON on stdin)")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point for the fast path; always returns 0 (fail open) except for a usage error."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    options = {"--host": "claude", "--project-root": None, "--memory-dir": None, "--task": None}
-    event = None
-    while args:
-        arg = args.pop(0)
-        key, eq, value = arg.partition("=")
-        if key in options:
-            if not eq:
-                if not args:
-                    sys.stderr.write(f"{USAGE}\n")
-                    return 2
-                value = args.pop(0)
-            options[key] = value
-        elif arg.startswith("-") or event is not None:
-            sys.stderr.write(f"{USAGE}\n")
-            return 2
-        else:
-            event = arg
-    if event is None or options["--host"] not in hosts.HOSTS:
-        sys.stderr.write(f"{USAGE}\n")
-        return 2
-    host = options["--host"]
-    try:
-        # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
-        out = run_hook(host, event, raw, project_root=options["--project-root"],
-                       memory_dir=options["--memory-dir"], task=options["--task"])
-    except Exception as exc:  # fail open: the agent's session matters more than its memory
-        sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
-        out = hosts.load(host).render_output(event, "") if event else ""
-    if out:
-        sys.stdout.write(out + "\n")
-        sys.stdout.flush()
-    return 0
-
-
-def _one_line(exc: BaseException) -> str:
-    from ..errors import CustodianError
-
-    if isinstance(exc, CustodianError):
-        return exc.one_line()
-    return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
 
 
 def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=None, task=None,

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import sys
 
-import click
+from .output import open_memory
 
-from . import handle_errors, memory_options, open_memory
 
-@click.command("mcp")
-@memory_options
-@handle_errors
 def mcp(project_root, memory_dir):
-    """Serve the memory as MCP tools over stdio (for Claude Code, Codex, Gemini CLI).
-
-    Tools: memory_context, memory_recall, memory_expand, memory_history (read-only);
-    memory_remember, memory_supersede, memory_revoke, memory_flag_stale, memory_reinstate,
-    memory_propose. The server writes as `agent`. `init --agent` registers it with each host.
-    """
     from ..project import require_memory_dir
 
     memory = open_memory(project_root, memory_dir)
@@ -27,23 +17,30 @@ def mcp(project_root, memory_dir):
     serve(memory)
 
 
-@click.command("hook", context_settings={"ignore_unknown_options": False})
-@click.argument("event")
-@click.option("--host", type=click.Choice(["claude", "codex", "gemini"]), default="claude", show_default=True,
-              help="Which agent host is calling (its payload and output shapes differ).")
-@click.option("--task", default=None, metavar="TASK", help="Task category for the session-start pack (default implementation).")
-@memory_options
-def hook(event, host, task, project_root, memory_dir):
-    """Run a lifecycle hook: read the host's JSON on stdin, print the context it should add.
+def hook(event, host, task, project_root, memory_dir) -> int:
+    """Fail open: whatever goes wrong at run time is one line on stderr and exit 0."""
+    from ..agents.hooks import run_hook
 
-    EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse,
-    PreCompact; gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails
-    the host: any error is one line on stderr and exit 0. `init --agent` installs these.
-    """
-    from ..agents.hooks import main as hook_main
+    try:
+        # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
+        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+        out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task)
+    except Exception as exc:  # the agent's session matters more than its memory
+        from ..agents.hosts import load
 
-    argv = ["--host", host]
-    for flag, value in (("--task", task), ("--project-root", project_root), ("--memory-dir", memory_dir)):
-        if value is not None:
-            argv += [flag, value]
-    sys.exit(hook_main([*argv, event]))
+        sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
+        out = load(host).render_output(event, "") if event else ""
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    from ..errors import CustodianError
+
+    if isinstance(exc, CustodianError):
+        from .terms import CLI_TERMS
+
+        return exc.one_line(CLI_TERMS)
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]

@@ -1,0 +1,87 @@
+"""Fresh-process start-up of two `memory-custodian` executables, interleaved in one run.
+
+    python benchmarks/bench_startup.py BEFORE AFTER [--runs 31] [--notes 60]
+
+Each case runs once with BEFORE, then once with AFTER, and so on, so that a busy machine slows
+both alike; the table gives min and median milliseconds of each and the ratio AFTER/BEFORE
+(below 1.0: AFTER is faster). Both run on the same small temp project (built with BEFORE), with
+byte-code caches written and reused as on an installed machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+# as installed: byte-code caches are written and reused (PYTHONDONTWRITEBYTECODE would time compiling)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def cases(root: str) -> dict[str, tuple[list[str], bytes]]:
+    def hook_payload(event: str, **extra) -> bytes:
+        return json.dumps({"session_id": f"bench-{event}", "cwd": root, "hook_event_name": event, **extra}).encode()
+
+    return {
+        "recall": (["recall", "cache invalidation"], b""),
+        "remember": (["remember", "--tag", "bench", "start-up bench note"], b""),
+        "read --task implementation": (["read", "--task", "implementation"], b""),
+        "hook SessionStart": (["hook", "SessionStart"], hook_payload("SessionStart", source="startup")),
+        "hook UserPromptSubmit": (["hook", "UserPromptSubmit"],
+                                  hook_payload("UserPromptSubmit", prompt="why is the cache invalidation slow?")),
+        "status": (["status"], b""),  # a command that had no click-free path
+    }
+
+
+def build_project(exe: str, root: str, notes: int) -> None:
+    subprocess.run([exe, "init"], cwd=root, check=True, capture_output=True, env=ENV)
+    for i in range(notes):
+        subprocess.run([exe, "remember", f"note {i} about cache invalidation and the retry budget", "--tag", f"t{i % 7}"],
+                       cwd=root, check=True, capture_output=True, env=ENV)
+
+
+def once(exe: str, argv: list[str], stdin: bytes, root: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([exe, *argv], cwd=root, input=stdin, capture_output=True, env=ENV)
+    elapsed = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0:
+        raise SystemExit(f"{exe} {' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--runs", type=int, default=31)
+    ap.add_argument("--notes", type=int, default=60)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as root:
+        build_project(args.before, root, args.notes)
+        env_cases = cases(root)
+        times = {name: ([], []) for name in env_cases}
+        for name, (words, stdin) in env_cases.items():
+            once(args.before, words, stdin, root)  # warm the index and the page cache for both
+            once(args.after, words, stdin, root)
+        for _ in range(args.runs):
+            for name, (words, stdin) in env_cases.items():
+                times[name][0].append(once(args.before, words, stdin, root))
+                times[name][1].append(once(args.after, words, stdin, root))
+    print(f"fresh-process start-up, {args.runs} interleaved runs each, {os.cpu_count()} CPUs, "
+          f"Python {sys.version.split()[0]}")
+    print(f"{'command':<28}{'before min':>11}{'median':>9}{'after min':>11}{'median':>9}{'ratio min':>11}"
+          f"{'median':>9}")
+    for name, (before, after) in times.items():
+        b_min, b_med, a_min, a_med = min(before), statistics.median(before), min(after), statistics.median(after)
+        print(f"{name:<28}{b_min:>11.1f}{b_med:>9.1f}{a_min:>11.1f}{a_med:>9.1f}{a_min / b_min:>11.2f}"
+              f"{a_med / b_med:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

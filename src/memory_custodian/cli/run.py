@@ -1,0 +1,112 @@
+"""The one way into a command: parse from the table, call its handler, turn errors into one line.
+
+Exit codes: 0 ok, 1 refused or problems found, 2 bad input (see `errors.py`). With `--format json`
+an error is one JSON object on stderr: {"error": {"exit_code", "line", "message", "path"}}.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import __version__
+from .table import COMMANDS, GROUPS
+
+PROG = "memory-custodian"
+ABOUT = ("Repo-native project memory for coding agents.\n\nCurated rules in docs/memory/*.md are routed per task and "
+         "packed to a budget; the notes agents record live in an append-only ledger with ranked recall. Start with "
+         "`init`, then `read --task planning`.")
+
+
+def top_help() -> str:
+    """The top-level help: every command under its group, each summary whole."""
+    import textwrap
+
+    width = max(len(name) for name in COMMANDS) + 4
+    lines = [f"usage: {PROG} [--version] [-h] COMMAND [ARGS]...", ""]
+    lines += [textwrap.fill(para, 100) + "\n" for para in ABOUT.split("\n\n")]
+    for group in GROUPS:
+        lines.append(f"{group}:")
+        for command in COMMANDS.values():
+            if command.group == group:
+                lines += textwrap.wrap(command.summary, 100, initial_indent=f"  {command.name:<{width - 2}}",
+                                       subsequent_indent=" " * width)
+        lines.append("")
+    lines.append(f"Run `{PROG} COMMAND --help` for a command's options and an example.")
+    return "\n".join(lines) + "\n"
+
+
+def handler_of(command):
+    import importlib
+
+    module, attr = command.handler.split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+
+def wants_json(argv: list[str]) -> bool:
+    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:]))
+
+
+def report_error(message: str, exit_code: int, as_json: bool, *, path=None, line=None) -> int:
+    if as_json:
+        import json
+
+        from ..textsafe import json_safe
+
+        error = {"exit_code": exit_code, "line": line, "message": message, "path": path}
+        sys.stderr.write(json_safe(json.dumps({"error": error}, sort_keys=True, ensure_ascii=False)) + "\n")
+    else:
+        where = "" if path is None else (f"{path}:{line}: " if line is not None else f"{path}: ")
+        sys.stderr.write(f"error: {where}{message}".replace("\n", " ") + "\n")
+    return exit_code
+
+
+def run(argv: list[str]) -> int:
+    """Run `memory-custodian ARGV` in this process; returns the exit code."""
+    if argv[:1] in (["-h"], ["--help"]) or not argv:
+        sys.stdout.write(top_help())
+        return 0 if argv else 2
+    if argv[:1] == ["--version"]:
+        sys.stdout.write(f"{PROG}, version {__version__}\n")
+        return 0
+    from ..errors import CustodianError
+    from .output import Exit
+    from .parser import UsageError, parse
+
+    as_json = wants_json(argv)
+    try:
+        command, kwargs = parse(argv)
+        return handler_of(command)(**kwargs) or 0
+    except UsageError as exc:
+        hint = f" — for usage: {PROG} {exc.command} --help" if exc.command and not as_json else ""
+        return report_error(exc.message + hint, exc.exit_code, as_json)
+    except CustodianError as exc:
+        sys.stdout.flush()
+        from .terms import CLI_TERMS
+
+        return report_error(exc.phrased(CLI_TERMS), exc.exit_code, as_json, path=exc.path, line=exc.line)
+    except Exit as exc:
+        sys.stdout.flush()
+        return report_error(exc.message, exc.exit_code, as_json)
+    except SystemExit as exc:  # --help, or a handler that exits on its own terms
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: `memory-custodian ARGS` (argv defaults to sys.argv[1:])."""
+    try:
+        code = run(sys.argv[1:] if argv is None else list(argv))
+    except BrokenPipeError:
+        # `read | head`: the reader left; say nothing more and exit as a SIGPIPE'd tool would
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback; writes are atomic or journalled
+        sys.stderr.write("error: interrupted\n")
+        code = 130
+    sys.exit(code)
