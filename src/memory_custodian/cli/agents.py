@@ -11,7 +11,7 @@ def mcp(project_root, memory_dir):
     from ..project import require_memory_dir
 
     memory = open_memory(project_root, memory_dir)
-    require_memory_dir(memory.memory_dir)  # before importing the SDK: a wrong folder fails fast
+    require_memory_dir(memory.memory_dir_str)  # before importing the SDK: a wrong folder fails fast
     from ..agents.mcp_server import serve
 
     serve(memory)

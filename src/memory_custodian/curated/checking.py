@@ -67,7 +67,7 @@ def _memory_files(memory_dir) -> list[str]:
 
 def _shown(memory, memory_dir) -> str:
     """The memory folder as findings and status name it: relative to the project root, POSIX."""
-    return os.path.relpath(os.fspath(memory_dir), os.fspath(memory.root)).replace(os.sep, "/")
+    return os.path.relpath(os.fspath(memory_dir), memory.root_str).replace(os.sep, "/")
 
 
 @readable_errors
@@ -77,7 +77,7 @@ def check_memory(memory) -> CheckResult:
     from .manifest import parse_manifest
     from .units import split_units
 
-    memory_dir = require_memory_dir(memory.memory_dir)
+    memory_dir = require_memory_dir(memory.memory_dir_str)
     rel = _shown(memory, memory_dir)
     result = CheckResult(rel)
     add = result.findings.append
@@ -265,7 +265,7 @@ def status_memory(memory) -> StatusResult:
     from .manifest import parse_manifest
     from .units import split_units
 
-    memory_dir = require_memory_dir(memory.memory_dir)
+    memory_dir = require_memory_dir(memory.memory_dir_str)
     manifest_path = os.path.join(memory_dir, "manifest.md")
     manifest = parse_manifest(read_utf8(manifest_path), manifest_path)
     files = []

@@ -137,15 +137,16 @@ class DoctorReport(Record):
 def run_doctor(ledger: Ledger, *, repair: bool = False) -> DoctorReport:
     from .index import Index
 
-    with fsutil.project_lock(ledger.memory_dir):
+    with fsutil.project_lock(ledger.memory_dir_str):
         events, notes, problems, extra, copies = _check(ledger)
         report = {"shards": len(ledger.shards()), "events": len(events), "notes": len(notes),
                   "problems": [p.to_dict() for p in problems], "repaired": None}
         report["warnings"] = [
             f"{ledger.rel(p)}: a hidden file, not read as a shard — rename it without the leading dot if its "
             "events belong in the ledger, else delete it" for p in ledger.hidden_files()]
-        torn_dir = ledger.memory_dir / fsutil.CACHE_DIR / TORN_DIR
-        report["trimmed_earlier"] = sorted(p.name for p in torn_dir.glob("*")) if torn_dir.is_dir() else []
+        torn_dir = os.path.join(ledger.memory_dir_str, fsutil.CACHE_DIR, TORN_DIR)
+        kept = os.listdir(torn_dir) if os.path.isdir(torn_dir) else []
+        report["trimmed_earlier"] = sorted(n for n in kept if not n.startswith("."))
         if repair:
             if any(p.code in REPAIRABLE for p in problems) or _identical_duplicates(problems, copies):
                 report["repaired"] = _repair(ledger, events, problems, extra, copies)

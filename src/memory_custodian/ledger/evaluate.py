@@ -212,7 +212,7 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
     ks = tuple(sorted(set(ks) | {k}))
     depth = max(max(ks), limit)
     all_notes = {n.id: n for n in memory.notes(include_forgotten=True)}  # also catches the index up
-    branch = current_branch(memory.root)
+    branch = current_branch(memory.root_str)
 
     per_query, pairs, misses, truth_errors, forbidden_shown = [], [], [], [], []
     elapsed = 0.0

@@ -12,7 +12,7 @@ def refresh_mirror_if_enabled(memory):
     """Re-render the mirror (the `Exported` record) when `config.json` turns it on, else None: one small read."""
     from .config import config_path, parse_config
 
-    path = config_path(memory.memory_dir)
+    path = config_path(memory.memory_dir_str)
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
