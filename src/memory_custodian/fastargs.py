@@ -56,7 +56,7 @@ class CliTerms(Terms):
     command (see `errors.Terms`)."""
 
     FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
-             "profiles": "--profile", "rules": "--rule"}
+             "profiles": "--profile", "rules": "--rule", "reasons": "--reason", "plan_id": "--plan"}
 
     def name(self, field: str) -> str:
         return self.FLAGS.get(field, "--" + field.replace("_", "-"))
