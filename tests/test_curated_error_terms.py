@@ -131,3 +131,14 @@ def test_mcp_names_how_the_server_was_started(tmp_path):
     assert exc.value.one_line(TOOL_TERMS).endswith(
         "no memory folder here (manifest.md is missing) — run `memory-custodian init` first, "
         "or pass the server's --project-root")
+
+
+def test_a_hook_names_its_flags(tmp_path, monkeypatch, capsys):
+    import io
+
+    from memory_custodian.agents import hooks
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
+    assert hooks.main(["--project-root", str(tmp_path), "--memory-dir", "/abs", "SessionStart"]) == 0
+    assert ("SessionStart: --memory-dir '/abs' must be a relative path under docs/ without '..', such as docs/memory "
+            "(continuing without memory)") in capsys.readouterr().err

@@ -76,7 +76,9 @@ def _one_line(exc: BaseException) -> str:
     from ..errors import CustodianError
 
     if isinstance(exc, CustodianError):
-        return exc.one_line()
+        from ..fastargs import CLI_TERMS  # the hook is a command: its arguments are flags (--memory-dir)
+
+        return exc.one_line(CLI_TERMS)
     return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
 
 
