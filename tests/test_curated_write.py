@@ -15,7 +15,9 @@ import pytest
 from conftest import MC_FIXTURES
 from memory_custodian import Memory
 from memory_custodian.curated.entries import today
+from memory_custodian.curated.write_api import PrivacyFinding
 from memory_custodian.errors import Conflict, InvalidInput, NotFound, Refused
+from memory_custodian.cli.terms import CLI_TERMS
 
 GOLDEN = Path(__file__).parent / "golden" / "curated_write"
 UPDATE = os.environ.get("MEMORY_CUSTODIAN_UPDATE_GOLDEN") == "1"
@@ -83,17 +85,17 @@ def test_add_same_entry_twice_is_a_noop(tmp_path):
     m.add("Never write outside the data folder.", "constraint")
     before = snapshot(m)
     result = m.add("Never write outside the data folder.", "constraint")
-    assert result["duplicate"] and not result["applied"]
+    assert result.duplicate and not result.applied
     assert snapshot(m) == before
 
 
 def test_add_reports_budget_and_warns_near_and_over(tmp_path):
     m = make_project(tmp_path, "dogfood")
     result = m.add("Use Postgres.", "decision", reasons=["Team knows it."])
-    assert result["budget"]["budget"] == 800 and result["budget"]["percent"] >= 100
-    assert "over its budget" in result["warnings"][0]
+    assert result.budget["budget"] == 800 and result.budget["percent"] >= 100
+    assert "over its budget" in result.warnings[0]
     m2 = make_project(tmp_path / "b", "nightnotes")
-    assert m2.add("Keep it small.", "constraint")["warnings"] == []
+    assert m2.add("Keep it small.", "constraint").warnings == []
 
 
 # ---- add: refusals, each leaving the folder untouched -------------------------------------------
@@ -124,7 +126,7 @@ def test_add_refusals(tmp_path, kwargs, error, fragment):
     before = snapshot(m)
     with pytest.raises(error) as exc:
         m.add(**kwargs)
-    assert fragment in exc.value.one_line()
+    assert fragment in exc.value.one_line(CLI_TERMS)
     assert snapshot(m) == before
 
 
@@ -167,9 +169,9 @@ def test_forget_matches_on_word_boundaries_only(tmp_path):
     m = make_project(tmp_path)
     seed_redis(m)
     plan = m.forget("redis", mode="soft")
-    assert [f["path"] for f in plan["files"]] == ["decisions.md"]
-    assert plan["removed_entries"] == 1
-    m.forget("REDIS", mode="soft", apply=True, plan_id=m.forget("REDIS", mode="soft")["plan_id"])
+    assert [f["path"] for f in plan.files] == ["decisions.md"]
+    assert plan.removed_entries == 1
+    m.forget("REDIS", mode="soft", apply=True, plan_id=m.forget("REDIS", mode="soft").plan_id)
     assert "redistribute" in read(m, "constraints.md")
     assert "Use Redis" not in read(m, "decisions.md")
 
@@ -179,7 +181,7 @@ def test_forget_preview_changes_nothing(tmp_path):
     seed_redis(m)
     before = snapshot(m)
     result = m.forget("redis", mode="hard")
-    assert not result["applied"] and result["changes"]
+    assert not result.applied and result.changes
     assert snapshot(m) == before
 
 
@@ -200,9 +202,9 @@ def test_forget_hard_leaves_no_trace_anywhere(tmp_path):
     m.forget(topic, mode="soft", apply=True, allow_broad_match=True)  # leaves a tombstone naming it
     m.add(f"{topic} must stay optional.", "constraint")
     preview = m.forget(topic, mode="hard")
-    assert preview["removed_entries"] == 3 and preview["needs_allow_broad_match"]
-    applied = m.forget(topic, mode="hard", apply=True, plan_id=preview["plan_id"], allow_broad_match=True)
-    assert applied["applied"]
+    assert preview.removed_entries == 3 and preview.needs_allow_broad_match
+    applied = m.forget(topic, mode="hard", apply=True, plan_id=preview.plan_id, allow_broad_match=True)
+    assert applied.applied
     for result in (preview, applied):
         assert topic.lower() not in repr(result).lower()
     for path in Path(tmp_path).rglob("*"):
@@ -230,12 +232,12 @@ def test_forget_purge_includes_archive_and_keeps_no_tombstone(tmp_path):
     m = make_project(tmp_path, "dogfood")
     topic = "local text memory"
     hard = m.forget(topic, mode="hard")
-    assert hard["removed_entries"] == 0 and hard["archive_mentions"] == 1
+    assert hard.removed_entries == 0 and hard.archive_mentions == 1
     preview = m.forget(topic, mode="purge")
-    assert preview["removed_entries"] == 1 and preview["files"][0]["path"] == "archive/decisions-2026-07-12.md"
-    assert any("git history and backups still hold it" in n for n in preview["notes"])
+    assert preview.removed_entries == 1 and preview.files[0]["path"] == "archive/decisions-2026-07-12.md"
+    assert any("git history and backups still hold it" in n for n in preview.notes)
     before_stones = read(m, "do-not-use.md")
-    m.forget(topic, mode="purge", apply=True, plan_id=preview["plan_id"])
+    m.forget(topic, mode="purge", apply=True, plan_id=preview.plan_id)
     assert read(m, "do-not-use.md") == before_stones
     for path in Path(m.memory_dir).rglob("*.md"):
         assert topic not in path.read_text(encoding="utf-8").lower()
@@ -258,12 +260,12 @@ def test_forget_broad_match_refusals(tmp_path):
         m.forget("MVP", mode="soft", apply=True)
     assert "shorter than 4 characters" in exc.value.one_line()
     plan = m.forget("Gemini", mode="soft")
-    assert plan["removed_entries"] >= 3 and plan["needs_allow_broad_match"]
+    assert plan.removed_entries >= 3 and plan.needs_allow_broad_match
     with pytest.raises(Refused) as exc:
-        m.forget("Gemini", mode="soft", apply=True, plan_id=plan["plan_id"])
-    assert "--allow-broad-match" in exc.value.one_line()
+        m.forget("Gemini", mode="soft", apply=True, plan_id=plan.plan_id)
+    assert "--allow-broad-match" in exc.value.one_line(CLI_TERMS)
     assert snapshot(m) == before
-    m.forget("Gemini", mode="soft", apply=True, plan_id=plan["plan_id"], allow_broad_match=True)
+    m.forget("Gemini", mode="soft", apply=True, plan_id=plan.plan_id, allow_broad_match=True)
     assert "## Tombstone: Gemini" in read(m, "do-not-use.md")
 
 
@@ -282,7 +284,7 @@ def test_forget_reports_nothing_to_do(tmp_path):
     m = make_project(tmp_path)
     before = snapshot(m)
     result = m.forget("kubernetes", mode="hard", apply=True)
-    assert not result["applied"] and result["removed_entries"] == 0
+    assert not result.applied and result.removed_entries == 0
     assert snapshot(m) == before
 
 
@@ -295,8 +297,8 @@ def test_apply_refuses_a_plan_when_files_changed_since_preview(tmp_path):
     m.add("Another constraint.", "constraint")
     before = snapshot(m)
     with pytest.raises(Conflict) as exc:
-        m.forget("redis", mode="soft", apply=True, plan_id=preview["plan_id"])
-    assert f"plan {preview['plan_id']} no longer matches" in exc.value.one_line()
+        m.forget("redis", mode="soft", apply=True, plan_id=preview.plan_id)
+    assert f"plan {preview.plan_id} no longer matches" in exc.value.one_line()
     assert exc.value.exit_code == 1
     assert snapshot(m) == before
 
@@ -304,8 +306,8 @@ def test_apply_refuses_a_plan_when_files_changed_since_preview(tmp_path):
 def test_plan_id_is_stable_and_needs_apply(tmp_path):
     m = make_project(tmp_path)
     seed_redis(m)
-    assert m.forget("redis")["plan_id"] == m.forget("redis")["plan_id"]
-    assert m.forget("redis")["plan_id"] != m.forget("redis", mode="hard")["plan_id"]
+    assert m.forget("redis").plan_id == m.forget("redis").plan_id
+    assert m.forget("redis").plan_id != m.forget("redis", mode="hard").plan_id
     with pytest.raises(InvalidInput):
         m.forget("redis", plan_id="abc")
 
@@ -323,14 +325,14 @@ def test_compact_inbox_and_bullets_golden(tmp_path):
         "# Constraints\n\n- The application must work without network access.\n- Use stdlib only.\n"
         "- The application must  work without network access.\n  (repeated)\n- Use stdlib only.\n", encoding="utf-8")
     preview = m.compact()
-    inbox = next(f for f in preview["files"] if f["path"] == "inbox.md")
+    inbox = next(f for f in preview.files if f["path"] == "inbox.md")
     assert inbox["duplicates_dropped"] == 1 and inbox["tombstoned_dropped"] == 1
     assert inbox["candidates"] == ["Add a --json flag.", "Encrypt exports."]
-    m.compact(apply=True, plan_id=preview["plan_id"])
+    m.compact(apply=True, plan_id=preview.plan_id)
     assert_golden("compact_inbox.md", read(m, "inbox.md"))
     assert_golden("compact_constraints.md", read(m, "constraints.md"))
     again = m.compact(apply=True)
-    assert again["changes"] == []
+    assert again.changes == []
 
 
 def test_compact_archives_oldest_decisions_only_when_asked(tmp_path):
@@ -344,11 +346,11 @@ def test_compact_archives_oldest_decisions_only_when_asked(tmp_path):
         for d in range(20, 0, -1)), encoding="utf-8")
     before = snapshot(m)
     preview = m.compact(target="decisions.md")
-    assert preview["changes"] == [] and preview["review"]
+    assert preview.changes == [] and preview.review
     assert snapshot(m) == before
     plan = m.compact(target="decisions.md", archive_oldest=True)
-    result = m.compact(target="decisions.md", archive_oldest=True, apply=True, plan_id=plan["plan_id"])
-    assert {c["path"] for c in result["changes"]} == {"decisions.md", f"archive/decisions-{today()}.md", "changelog.md"}
+    result = m.compact(target="decisions.md", archive_oldest=True, apply=True, plan_id=plan.plan_id)
+    assert {c["path"] for c in result.changes} == {"decisions.md", f"archive/decisions-{today()}.md", "changelog.md"}
     from memory_custodian.tokens import estimate_tokens
 
     assert estimate_tokens(read(m, "decisions.md")) <= 800
@@ -375,8 +377,8 @@ def test_enable_is_idempotent_and_golden(tmp_path):
     m.enable("areas/store", paths=["src/store/**", "tests/test_store*.py"])
     before = snapshot(m)
     for module in ("preferences", "changelog", "rules", "profiles", "archive", "rules/output", "profiles/git"):
-        assert m.enable(module)["changes"] == []
-    assert m.enable("areas/store", paths=["src/store/**"])["changes"] == []
+        assert m.enable(module).changes == []
+    assert m.enable("areas/store", paths=["src/store/**"]).changes == []
     assert snapshot(m) == before
     assert_golden("enable_manifest.md", read(m, "manifest.md"))
     from memory_custodian.curated.manifest import parse_manifest
@@ -410,7 +412,7 @@ def test_enable_refusals(tmp_path, module, paths, fragment):
     before = snapshot(m)
     with pytest.raises(InvalidInput) as exc:
         m.enable(module, paths=paths)
-    assert fragment in exc.value.one_line()
+    assert fragment in exc.value.one_line(CLI_TERMS)
     assert snapshot(m) == before
 
 
@@ -452,12 +454,12 @@ def test_migrate_brings_an_old_manifest_up_to_date(tmp_path):
     (mem / "areas").mkdir()
     (mem / "areas" / "store.md").write_text("# Area: Store\n\n- Owns IO.\n", encoding="utf-8")
     preview = m.migrate()
-    assert not preview["applied"] and "protocol_version 0.4 -> 0.5" in preview["steps"]
+    assert not preview.applied and "protocol_version 0.4 -> 0.5" in preview.steps
     assert read(m, "manifest.md") == LEGACY_MANIFEST
-    m.migrate(apply=True, plan_id=preview["plan_id"])
+    m.migrate(apply=True, plan_id=preview.plan_id)
     assert_golden("migrate_manifest.md", read(m, "manifest.md"))
     again = m.migrate()
-    assert again["changes"] == [] and again["steps"] == []
+    assert again.changes == [] and again.steps == []
 
 
 def test_migrate_refuses_to_downgrade_a_newer_protocol(tmp_path):
@@ -478,7 +480,7 @@ def test_migrate_refuses_to_downgrade_a_newer_protocol(tmp_path):
 def test_migrate_leaves_a_current_0_9_1_manifest_alone(tmp_path):
     for fixture in ("dogfood", "nightnotes"):
         m = make_project(tmp_path / fixture, fixture)
-        assert m.migrate()["changes"] == []
+        assert m.migrate().changes == []
 
 
 # ---- check_privacy -----------------------------------------------------------------------------
@@ -488,7 +490,8 @@ def test_check_privacy_finds_existing_secrets_without_echoing_them(tmp_path):
     key = "AKIA" + "QWERTYUIOPASDFGH"
     (Path(m.memory_dir) / "inbox.md").write_text(f"# Memory Inbox\n\n- rotate {key}\n", encoding="utf-8")
     findings = m.check_privacy()
-    assert findings == [{"column": 10, "kind": "AWS access key", "line": 3, "path": "inbox.md"}]
+    assert findings == [PrivacyFinding(path="inbox.md", line=3, column=10, kind="AWS access key")]
+    assert findings[0].to_dict() == {"column": 10, "kind": "AWS access key", "line": 3, "path": "inbox.md"}
     assert key not in repr(findings)
     assert make_project(tmp_path / "clean", "dogfood").check_privacy() == []
 
@@ -498,8 +501,8 @@ def test_soft_forget_refuses_a_credential_topic(tmp_path):
     key = "AKIA" + "ZXCVBNMASDFGHJKL"
     with pytest.raises(Refused) as exc:
         m.forget(key, mode="soft")
-    assert "use --mode hard" in exc.value.one_line() and key not in exc.value.one_line()
-    assert m.forget(key, mode="hard")["removed_entries"] == 0
+    assert "use --mode hard" in exc.value.one_line(CLI_TERMS) and key not in exc.value.one_line()
+    assert m.forget(key, mode="hard").removed_entries == 0
 
 
 # ---- properties --------------------------------------------------------------------------------
@@ -613,9 +616,9 @@ def test_compact_archives_the_oldest_changelog_days(tmp_path):
     m.add("Pad the changelog over its budget.", "constraint")
     m.add("Once more to be sure.", "constraint")
     preview = m.compact(target="changelog.md", archive_oldest=True)
-    moved = preview["files"][0]["archive_candidates"]
+    moved = preview.files[0]["archive_candidates"]
     assert moved >= 1
-    m.compact(target="changelog.md", archive_oldest=True, apply=True, plan_id=preview["plan_id"])
+    m.compact(target="changelog.md", archive_oldest=True, apply=True, plan_id=preview.plan_id)
     log = read(m, "changelog.md")
     assert log.startswith(f"# Memory Changelog\n\nEntries are newest first.\n\n## {today()}\n"
                           f"- Compacted changelog.md: archived {moved} old entries.\n")
@@ -633,8 +636,8 @@ def test_forget_counts_ledger_mentions_without_naming_them(tmp_path):
     m.remember("Quasarix leaks file handles under load.", kind="gotcha")
     m.add("Avoid Quasarix in the hot path.", "constraint")
     result = m.forget("quasarix", mode="hard")
-    assert result["removed_entries"] == 1 and result["ledger_mentions"] >= 1
-    assert any("forget --note ID" in n for n in result["notes"])
+    assert result.removed_entries == 1 and result.ledger_mentions >= 1
+    assert any("forget --note ID" in n for n in result.notes)
     assert "quasarix" not in repr(result).lower()
 
 
@@ -679,6 +682,6 @@ def test_writes_keep_a_files_line_endings_and_byte_order_mark(tmp_path, bom, crl
     m.add("Use JSON Lines for the export.", "decision", reasons=["Appends are cheap."])
     assert path.read_bytes() == after
     preview = m.forget("JSON Lines", mode="soft")
-    m.forget("JSON Lines", mode="soft", apply=True, plan_id=preview["plan_id"])
+    m.forget("JSON Lines", mode="soft", apply=True, plan_id=preview.plan_id)
     assert path.read_bytes().startswith(b"\xef\xbb\xbf") == bom
     assert (b"\r\n" in path.read_bytes()) == crlf

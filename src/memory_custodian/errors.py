@@ -34,7 +34,8 @@ class CustodianError(Exception):
     `field` names the Memory argument at fault ("reason", "title", "expires", "paths"); the
     message writes it as `{field}` (or `{field=}` where a value is asked for), and `one_line(terms)`
     says it the way the caller knows it. A refused transition carries the note's `state` and the
-    `allowed` verbs, written `{allowed}`; a verb to try next is written `{verb:NAME}`.
+    `allowed` verbs, written `{allowed}`; a verb to try next is written `{verb:NAME}`, and another
+    argument the message names `{field:NAME}`.
     """
 
     exit_code = 2
@@ -57,12 +58,13 @@ class CustodianError(Exception):
             text = text.replace("{field=}", terms.with_value(self.field)).replace("{field}", terms.name(self.field))
         if self.allowed is not None:
             text = text.replace("{allowed}", terms.ops(self.allowed))
-        start = text.find("{verb:")
-        while start >= 0 and text.find("}", start) > 0:
-            end = text.find("}", start)
-            said = terms.verb(text[start + 6:end])
-            text = text[:start] + said + text[end + 1:]
-            start = text.find("{verb:", start + len(said))
+        for opening, say in (("{verb:", terms.verb), ("{field:", terms.name)):
+            start = text.find(opening)
+            while start >= 0 and text.find("}", start) > 0:
+                end = text.find("}", start)
+                said = say(text[start + len(opening):end])
+                text = text[:start] + said + text[end + 1:]
+                start = text.find(opening, start + len(said))
         return text
 
     def one_line(self, terms: Terms | None = None) -> str:

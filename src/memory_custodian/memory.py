@@ -101,36 +101,36 @@ class Memory:
 
         return load_manifest(require_memory_dir(self.memory_dir))
 
-    # ---- curated: writing (each a plan, written all-or-nothing; see `curated.write_api`) ---------
+    # ---- curated: writing (each a plan, written all-or-nothing, returning a `curated.plans.PlanResult`) --
 
     def add(self, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
-            name: str | None = None, area: str | None = None, allow_long: bool = False) -> dict:
+            name: str | None = None, area: str | None = None, allow_long: bool = False):
         """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
         from .curated import write_api
 
         return write_api.add(self, text, type, reasons, scope, name, area, allow_long)
 
     def forget(self, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
-               allow_broad_match: bool = False) -> dict:
+               allow_broad_match: bool = False):
         """Remove every curated entry mentioning `topic` (preview unless `apply`)."""
         from .curated import write_api
 
         return write_api.forget(self, topic, mode, apply, plan_id, allow_broad_match)
 
     def compact(self, target: str | None = None, apply: bool = False, plan_id: str | None = None,
-                archive_oldest: bool = False) -> dict:
+                archive_oldest: bool = False):
         """Dedupe, drop tombstoned inbox items, archive the oldest over budget (preview unless `apply`)."""
         from .curated import write_api
 
         return write_api.compact(self, target, apply, plan_id, archive_oldest)
 
-    def enable(self, module: str, paths: list[str] | None = None) -> dict:
+    def enable(self, module: str, paths: list[str] | None = None):
         """Create an optional module and index it in the manifest (idempotent)."""
         from .curated import write_api
 
         return write_api.enable(self, module, paths)
 
-    def migrate(self, apply: bool = False, plan_id: str | None = None) -> dict:
+    def migrate(self, apply: bool = False, plan_id: str | None = None):
         """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
         from .curated import write_api
 
@@ -148,7 +148,7 @@ class Memory:
 
         return write_api.interrupted_write_pending(self)
 
-    def check_privacy(self) -> list[dict]:
+    def check_privacy(self) -> list:
         """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
         from .curated import write_api
 

@@ -29,12 +29,14 @@ def find_project_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> str:
 def memory_dir_parts(raw: str) -> list[str]:
     """The parts of a `--memory-dir` value, checked: relative, POSIX, under `docs/`, no `..`."""
     if "\\" in raw or (len(raw) > 1 and raw[1] == ":"):
-        raise InvalidInput(f"--memory-dir {raw!r} must be a relative POSIX path under docs/, such as docs/memory")
+        raise InvalidInput(f"{{field}} {raw!r} must be a relative POSIX path under docs/, such as docs/memory",
+                           field="memory_dir")
     parts = [p for p in raw.split("/") if p not in ("", ".")]  # as PurePosixPath(raw).parts
     if raw.startswith("/") or ".." in parts:
-        raise InvalidInput(f"--memory-dir {raw!r} must be a relative path under docs/ without '..', such as docs/memory")
+        raise InvalidInput(f"{{field}} {raw!r} must be a relative path under docs/ without '..', such as docs/memory",
+                           field="memory_dir")
     if len(parts) < 2 or parts[0] != "docs":
-        raise InvalidInput(f"--memory-dir {raw!r} must stay under docs/, such as docs/memory")
+        raise InvalidInput(f"{{field}} {raw!r} must stay under docs/, such as docs/memory", field="memory_dir")
     return parts
 
 
@@ -47,15 +49,16 @@ def resolve_memory_dir(project_root, memory_dir: str | None = None) -> str:
     docs = os.path.realpath(os.path.join(root, "docs"))
     resolved = os.path.realpath(path)
     if not resolved.startswith(docs.rstrip(os.sep) + os.sep):
-        raise InvalidInput(f"--memory-dir {raw!r} resolves outside docs/ (a symlink?); use a real folder under docs/")
+        raise InvalidInput(f"{{field}} {raw!r} resolves outside docs/ (a symlink?); use a real folder under docs/",
+                           field="memory_dir")
     return path
 
 
 def require_memory_dir(memory_dir):
     if not os.path.isfile(os.path.join(os.fspath(memory_dir), "manifest.md")):
         raise NotFound(
-            "no memory folder here (manifest.md is missing) — run `memory-custodian init` first, "
-            "or pass --project-root",
+            "no memory folder here (manifest.md is missing) — run {verb:init} first, or pass {field}",
             path=str(memory_dir),
+            field="project_root",
         )
     return memory_dir

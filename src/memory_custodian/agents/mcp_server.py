@@ -54,11 +54,16 @@ VERB_TOOLS = {"supersede": "memory_supersede", "revoke": "memory_revoke", "flag_
               "reinstate": "memory_reinstate"}
 
 
+# What a client cannot pass to a tool is how the server was started (`memory-custodian mcp ...`).
+SERVER_TERMS = {"project_root": "the server's --project-root", "memory_dir": "the server's --memory-dir",
+                "init": "`memory-custodian init`"}
+
+
 class ToolTerms(Terms):
     """A library error as an MCP client knows it: arguments by name, verbs by this server's tools."""
 
     def name(self, field: str) -> str:
-        return f"`{field}`"
+        return SERVER_TERMS.get(field) or f"`{field}`"
 
     def with_value(self, field: str) -> str:
         return f"the `{field}` argument"
@@ -68,7 +73,7 @@ class ToolTerms(Terms):
         return ", ".join(tools) or "no tool of this server"
 
     def verb(self, name: str) -> str:
-        return f"`memory_{name}`"
+        return SERVER_TERMS.get(name) or f"`memory_{name}`"
 
 
 TOOL_TERMS = ToolTerms()

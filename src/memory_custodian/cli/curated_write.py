@@ -9,20 +9,20 @@ from __future__ import annotations
 from .output import Exit, echo, emit_json, open_memory, warn
 
 
-def _print_result(result: dict, fmt: str, *, preview_hint: str | None = None) -> None:
-    if result.get("recovered"):
-        warn(result["recovered"])
+def _print_result(result, fmt: str, *, preview_hint: str | None = None) -> None:
+    if result.recovered:
+        warn(result.recovered)
     if fmt == "json":
-        emit_json(result)
+        emit_json(result.to_dict())
         return
-    for line in result.get("plan", []):
+    for line in result.plan:
         echo(line)
-    if preview_hint and not result.get("applied") and result.get("changes"):
-        echo(f"plan {result['plan_id']} (preview; nothing changed)")
-        echo(preview_hint.format(plan_id=result["plan_id"]))
-    elif result.get("applied"):
-        echo(f"applied: {len(result['changes'])} file(s) written")
-    for note in result.get("notes", []):
+    if preview_hint and not result.applied and result.changes:
+        echo(f"plan {result.plan_id} (preview; nothing changed)")
+        echo(preview_hint.format(plan_id=result.plan_id))
+    elif result.applied:
+        echo(f"applied: {len(result.changes)} file(s) written")
+    for note in getattr(result, "notes", []):
         warn(note)
 
 
@@ -31,12 +31,12 @@ def add(project_root, memory_dir, text, kind, reasons, scope, name, area, allow_
     result = memory.add(text, kind, reasons=list(reasons), scope=scope, name=name, area=area, allow_long=allow_long)
     _print_result(result, fmt)
     if fmt != "json":
-        info = result["budget"]
+        info = result.budget
         if info.get("budget"):
             echo(f"budget: {info['path']} {info['tokens']}/{info['budget']} tokens ({info['percent']}%)")
         else:
             echo(f"budget: {info['path']} {info['tokens']} tokens (unbudgeted)")
-    for message in result.get("warnings", []):
+    for message in result.warnings:
         warn(message)
 
 
@@ -52,17 +52,16 @@ def forget(project_root, memory_dir, topic, mode, apply_, plan_id, allow_broad_m
         forgotten = memory.forget_note(note_id.lstrip("#"))
         if forgotten.mirror_warning:
             warn(forgotten.mirror_warning)
-        result = forgotten.to_dict()
         if fmt == "json":
-            emit_json(result)
+            emit_json(forgotten.to_dict())
         else:
-            echo(f"forgot note #{result.get('note', note_id.lstrip('#'))}")
-            if result.get("warning"):
-                warn(result["warning"])
+            echo(f"forgot note #{forgotten.note or note_id.lstrip('#')}")
+            if forgotten.warning:
+                warn(forgotten.warning)
         return
     result = memory.forget(topic, mode=mode, apply=apply_, plan_id=plan_id, allow_broad_match=allow_broad_match)
     hint = ("to apply it, rerun this command with: --apply --plan {plan_id}"
-            + (" --allow-broad-match" if result.get("needs_allow_broad_match") else ""))
+            + (" --allow-broad-match" if result.needs_allow_broad_match else ""))
     _print_result(result, fmt, preview_hint=hint)
 
 
@@ -99,15 +98,15 @@ def _confirm(question: str) -> None:
         raise Exit("aborted; nothing was deleted", 1)
 
 
-def emit_privacy(findings: list[dict], fmt: str) -> None:
+def emit_privacy(findings: list, fmt: str) -> None:
     """Print `check --privacy` findings (kind and place only); exit 1 when there are any."""
     from ..errors import ProblemsFound
 
     if fmt == "json":
-        emit_json({"findings": findings, "ok": not findings})
+        emit_json({"findings": [f.to_dict() for f in findings], "ok": not findings})
     else:
         for f in findings:
-            echo(f"{f['path']}:{f['line']}:{f['column']}: what looks like a {f['kind']} — remove it "
+            echo(f"{f.path}:{f.line}:{f.column}: what looks like a {f.kind} — remove it "
                        "(and rotate the credential: git history still holds it)")
         echo(f"privacy: {len(findings)} finding{'s' if len(findings) != 1 else ''}")
     if findings:

@@ -8,7 +8,7 @@ from ..errors import Terms
 
 class CliTerms(Terms):
     FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
-             "profiles": "--profile", "rules": "--rule"}
+             "profiles": "--profile", "rules": "--rule", "reasons": "--reason", "plan_id": "--plan"}
 
     def name(self, field: str) -> str:
         return self.FLAGS.get(field, "--" + field.replace("_", "-"))

@@ -18,7 +18,7 @@ from .entries import (
     safe_name, tombstone_entry,
 )
 from .manifest import parse_manifest
-from .plans import Plan, Reader
+from .plans import Plan, PlanResult, Reader
 from .routing import MODULE_KINDS
 from .units import split_units
 
@@ -28,23 +28,25 @@ def resolve_target(kind: str, name: str | None, area: str | None) -> str:
         raise InvalidInput(f"unknown type {kind!r}; use one of: {', '.join(TYPES)}")
     if kind == "inbox":
         if name or area:
-            raise InvalidInput("inbox items go to inbox.md; --name and --area do not apply to them")
+            raise InvalidInput("inbox items go to inbox.md; {field} and {field:area} do not apply to them",
+                               field="name")
         return "inbox.md"
     if kind == "area" and area and not name:
         name = area
         area = None
     if area:
         if name:
-            raise InvalidInput("use --area or --name, not both")
+            raise InvalidInput("use {field} or {field:name}, not both", field="area")
         if kind not in AREA_SCOPED_TYPES:
-            raise InvalidInput(f"--area applies to {', '.join(sorted(AREA_SCOPED_TYPES))} entries, not {kind}")
+            raise InvalidInput(f"{{field}} applies to {', '.join(sorted(AREA_SCOPED_TYPES))} entries, not {kind}",
+                               field="area")
         return f"areas/{safe_name(area, 'area')}.md"
     if kind in FOLDERS:
         if not name:
-            raise InvalidInput(f"--name is required for a {kind}, such as --name output")
+            raise InvalidInput(f"{{field}} is required for a {kind}, such as {{field}} output", field="name")
         return f"{FOLDERS[kind]}/{safe_name(name, kind)}.md"
     if name:
-        raise InvalidInput(f"--name applies to rule, profile and area entries, not {kind}")
+        raise InvalidInput(f"{{field}} applies to rule, profile and area entries, not {kind}", field="name")
     return TARGETS[kind]
 
 
@@ -71,6 +73,13 @@ def _check_structure(text: str, label: str) -> None:
         if not mask[number - 1] and line.startswith("#") and line.lstrip("#")[:1] in (" ", ""):
             raise InvalidInput(f"{label} has a Markdown heading at line {number}; an entry cannot contain headings "
                                "— write it as plain text")
+
+
+class AddResult(PlanResult):
+    """An added entry: its `path` and `type`, whether it was a `duplicate` (nothing written), the
+    target's `budget` (`{"path", "tokens", "budget", "percent"}`) and any budget `warnings`."""
+
+    FIELDS = PlanResult.FIELDS + ("path", "type", "duplicate", "budget", "warnings")
 
 
 def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str | None, name: str | None,
@@ -123,18 +132,28 @@ def _checked_inputs(text: str, kind: str, reasons: list[str], scope: str | None)
     """The reasons to write, once the text, reasons and scope are known to be safe, whole entries."""
     reasons = [r for r in (reasons or []) if r is not None]
     if reasons and any(not r.strip() for r in reasons):
-        raise InvalidInput("--reason is empty; give the reason text or leave the option out")
+        raise InvalidInput("{field} is empty; give the reason text or leave the option out", field="reasons")
     if (reasons or scope) and kind not in ("decision", "tombstone"):
-        raise InvalidInput(f"--reason and --scope apply to decision and tombstone entries, not {kind}")
+        raise InvalidInput(f"{{field}} and {{field:scope}} apply to decision and tombstone entries, not {kind}",
+                           field="reasons")
     if scope is not None and not scope.strip():
-        raise InvalidInput("--scope is empty; give the scope or leave the option out")
-    parts = [("the text to add", text)] + [(f"--reason #{i}", r) for i, r in enumerate(reasons, 1)]
-    parts += [("--scope", scope)] if scope else []
-    for label, value in parts:
-        _check_structure(value, label)
-    for label, value in parts:
-        refuse_secrets(value, label)
+        raise InvalidInput("{field} is empty; give the scope or leave the option out", field="scope")
+    parts = [("text", "the text to add", text)] + [("reasons", f"{{field}} #{i}", r) for i, r in enumerate(reasons, 1)]
+    parts += [("scope", "{field}", scope)] if scope else []
+    for check in (_check_structure, refuse_secrets):
+        for field, label, value in parts:
+            _as_field(check, value, label, field)
     return reasons
+
+
+def _as_field(check, value: str, label: str, field: str) -> None:
+    """Run a check on one argument, its error naming the argument as each adapter names it."""
+    from ..errors import CustodianError
+
+    try:
+        check(value, label)
+    except CustodianError as exc:
+        raise type(exc)(exc.template, field=field) from exc
 
 
 def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date: str, allow_long: bool) -> str:
@@ -147,7 +166,8 @@ def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date
     if tokens > DECISION_ENTRY_BUDGET and not allow_long:
         raise Refused(
             f"the decision entry is {tokens} tokens, over the {DECISION_ENTRY_BUDGET}-token entry budget — shorten "
-            "Decision to one or two sentences and Reason to one (or pass --allow-long after review); nothing was written"
+            "Decision to one or two sentences and Reason to one (or pass {field} after review); nothing was written",
+            field="allow_long",
         )
     return entry
 

@@ -17,7 +17,7 @@ from .entries import NO_CANDIDATES, module_template, prepend_dated_item
 from .files import curated_files
 from .forget import topic_pattern
 from .manifest import parse_manifest
-from .plans import Plan, Reader
+from .plans import Plan, PlanResult, Reader
 from .routing import MODULE_KINDS
 from .units import make_unit, serialize, split_units
 
@@ -37,9 +37,10 @@ def validate_target(target: str) -> str:
         raw = raw[2:]
     parts = raw.split("/")
     if not raw or raw.startswith("/") or any(p in ("", ".", "..") for p in parts) or not raw.endswith(".md"):
-        raise InvalidInput(f"--target {target!r} must be a .md file inside the memory folder, such as decisions.md")
+        raise InvalidInput(f"{{field}} {target!r} must be a .md file inside the memory folder, such as decisions.md",
+                           field="target")
     if parts[0] in (".cache", "ledger", "archive") or raw == "manifest.md":
-        raise InvalidInput(f"--target {target!r} is not a curated file compact can change")
+        raise InvalidInput(f"{{field}} {target!r} is not a curated file compact can change", field="target")
     return raw
 
 
@@ -162,6 +163,12 @@ class Compaction(Record):
         return self.out.get(rel, self.reader.read(rel))
 
 
+class CompactResult(PlanResult):
+    """A compact plan: what it found in each file (`files`) and the items left for a person to review."""
+
+    FIELDS = PlanResult.FIELDS + ("files", "review")
+
+
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
@@ -199,7 +206,8 @@ def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
                 or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
     rel = validate_target(target)
     if reader.read(rel) is None:
-        raise InvalidInput(f"--target {target!r} does not exist in the memory folder", path=reader.path_of(rel))
+        raise InvalidInput(f"{{field}} {target!r} does not exist in the memory folder", path=reader.path_of(rel),
+                           field="target")
     return [rel]
 
 

@@ -9,7 +9,7 @@ from ..errors import InvalidInput
 from . import globs, index_edit
 from .entries import module_template, prepend_dated_item, safe_name
 from .manifest import parse_manifest
-from .plans import Plan, Reader
+from .plans import Plan, PlanResult, Reader
 
 SIMPLE = {
     "preferences": ("preferences.md", "- preferences.md: 300 tokens max, if present"),
@@ -50,11 +50,18 @@ def module_edits(text: str, module: str, paths: tuple[str, ...] = (), descriptio
     return index_edit.budget_line(text, f"{folder}/*.md", FOLDER_BUDGETS[folder])
 
 
+class EnableResult(PlanResult):
+    """An enabled module and the paths that route to it (areas only)."""
+
+    FIELDS = PlanResult.FIELDS + ("module", "paths")
+
+
 def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel: str) -> Plan:
     kind, key = parse_module(module)
     paths = tuple(dict.fromkeys(globs.validate_glob(p.strip()) for p in paths or ()))
     if paths and kind != "areas":
-        raise InvalidInput("--path applies to areas only, such as: enable areas/store --path 'src/store/**'")
+        raise InvalidInput("{field} applies to areas only, such as: enable areas/store {field} 'src/store/**'",
+                           field="paths")
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
     parse_manifest(manifest_text, reader.path_of("manifest.md"))

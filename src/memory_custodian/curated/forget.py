@@ -19,7 +19,7 @@ from ..errors import InvalidInput, Refused
 from ..records import Factory, Record
 from .entries import prepend_entry, prepend_dated_item, module_template, title_of
 from .files import curated_files
-from .plans import Plan, Reader
+from .plans import Plan, PlanResult, Reader
 from .units import make_unit, serialize, split_units
 
 MODES = ("soft", "hard", "purge")
@@ -129,6 +129,15 @@ def hard_tombstone(date: str) -> str:
             "unless the user raises it again.")
 
 
+class ForgetResult(PlanResult):
+    """A forget plan: `mode`, how many entries it removes and where (`files`, no heading in hard or
+    purge), whether the match is broad and still needs `allow_broad_match`, the mentions it does not
+    reach (archive, ledger) and `notes` saying where the topic may still be."""
+
+    FIELDS = PlanResult.FIELDS + ("mode", "removed_entries", "files", "needs_allow_broad_match", "broad_match",
+                                  "archive_mentions", "ledger_mentions", "notes")
+
+
 def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: bool) -> Plan:
     if mode not in MODES:
         raise InvalidInput(f"unknown forget mode {mode!r}; use soft, hard or purge")
@@ -188,7 +197,7 @@ def _refuse_secret_topic(topic: str) -> None:
     if found:
         # a soft tombstone names its topic, so it would write the credential into memory
         raise Refused(f"the topic looks like a{'n' if found[0].kind[0] in 'AEIOU' else ''} {found[0].kind}; "
-                      "a soft forget writes the topic into a tombstone — use --mode hard or --mode purge")
+                      "a soft forget writes the topic into a tombstone — use {field} hard or {field} purge", field="mode")
 
 
 def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_archive: bool) -> list[FileResult]:

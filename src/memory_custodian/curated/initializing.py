@@ -75,7 +75,8 @@ def init_memory(memory, *, extended: bool = False) -> InitResult:
     if not os.path.isdir(root):
         raise InvalidInput(f"project root {root} is not a folder")
     if os.path.exists(memory_dir) and not os.path.isdir(memory_dir):
-        raise InvalidInput("exists and is not a folder; move it away or choose another --memory-dir", path=memory_dir)
+        raise InvalidInput("exists and is not a folder; move it away or choose another {field}", path=memory_dir,
+                           field="memory_dir")
     names = list(templates.CORE_FILES) + (list(templates.EXTENDED_FILES) if extended else [])
     for name in names:
         target = os.path.join(memory_dir, name)

@@ -15,7 +15,7 @@ from . import index_edit, templates
 from .entries import prepend_dated_item, today
 from .files import curated_files
 from .manifest import parse_manifest, split_lines
-from .plans import Plan, Reader
+from .plans import Plan, PlanResult, Reader
 from .routing import TASK_KEYWORDS
 
 PROTOCOL_HEADING = "## MemoryCustodian Protocol"
@@ -167,6 +167,12 @@ def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
             text = index_edit.index_entry(text, rel)
             changes.append(f"index {rel}, which exists but was not listed")
     return text, changes
+
+
+class MigrateResult(PlanResult):
+    """A migrate plan: the protocol version it brings the manifest to and the `steps` it takes."""
+
+    FIELDS = PlanResult.FIELDS + ("protocol_version", "steps")
 
 
 def build_plan(memory_dir) -> Plan:

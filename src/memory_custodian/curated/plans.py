@@ -110,3 +110,15 @@ class Plan(Record):
 
     def changes_summary(self) -> list[dict]:
         return [{"path": c.path, "action": c.action} for c in sorted(self.effective, key=lambda c: c.path)]
+
+
+class PlanResult(Record):
+    """What a write command returns: whether it `applied`, the files it changes (`{"path", "action"}`),
+    the preview `plan` lines, the `plan_id` an apply re-checks, what an interrupted write `recovered`
+    (None if nothing), and the `command`; each command's subclass adds its own fields, filled from
+    its plan's details. `to_dict()` is the JSON document `--format json` prints."""
+
+    FIELDS = ("applied", "changes", "plan", "plan_id", "recovered", "command")
+
+    def to_dict(self) -> dict:
+        return self.as_dict()

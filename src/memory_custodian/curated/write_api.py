@@ -3,10 +3,13 @@
 Every command takes the project lock, first finishes any multi-file plan an interrupted command
 left behind (saying so in `recovered`), builds its plan from what is on disk, and writes it
 all-or-nothing. Previewing commands return the plan and its id; applying re-checks the id.
-Each returns a plain dict (JSON-ready, no secrets, and for hard/purge forget no topic).
+Each returns a record (`plans.PlanResult`; no secrets, and for hard/purge forget no topic) whose
+`to_dict()` is the JSON the CLI prints.
 """
 
 from __future__ import annotations
+
+from ..records import Record
 
 
 def _memory_rel(memory) -> str:
@@ -16,15 +19,15 @@ def _memory_rel(memory) -> str:
     return "docs/memory" if rel.startswith("..") else rel
 
 
-def _run_plan(memory, command: str, build, *, apply: bool, plan_id: str | None = None, label: str,
-              guard=None) -> dict:
+def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id: str | None = None,
+              label: str, guard=None):
     from .. import fsutil
     from ..errors import InvalidInput
     from ..project import require_memory_dir
     from . import journal
 
     if plan_id is not None and not apply:
-        raise InvalidInput("--plan is used with --apply: rerun with --apply --plan ID")
+        raise InvalidInput("{field} is used with {field:apply}: rerun with {field:apply} {field} ID", field="plan_id")
     require_memory_dir(memory.memory_dir)
     with fsutil.project_lock(memory.memory_dir):
         recovered = journal.recover(memory.memory_dir)
@@ -34,33 +37,35 @@ def _run_plan(memory, command: str, build, *, apply: bool, plan_id: str | None =
             if guard is not None:
                 guard(plan)
             journal.apply_changes(memory.memory_dir, plan.effective, label)
-    result = {
-        "applied": bool(apply) and bool(plan.effective),
-        "changes": plan.changes_summary(),
-        "plan": plan.lines,
-        "plan_id": plan.plan_id,
-        "recovered": recovered,
-    }
-    result.update(plan.details)
-    result["command"] = command
-    return result
+    return result_type(applied=bool(apply) and bool(plan.effective), changes=plan.changes_summary(),
+                       plan=plan.lines, plan_id=plan.plan_id, recovered=recovered, command=command, **plan.details)
+
+
+class PrivacyFinding(Record):
+    """A credential-looking span in the memory folder: the file (relative to it), 1-based line and
+    column, and what it looks like (`kind`) — never the value."""
+
+    FIELDS = ("path", "line", "column", "kind")
+
+    def to_dict(self) -> dict:
+        return self.as_dict()
 
 
 # ---- commands -----------------------------------------------------------------------------------
 
 def add(memory, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
-        name: str | None = None, area: str | None = None, allow_long: bool = False) -> dict:
+        name: str | None = None, area: str | None = None, allow_long: bool = False):
     """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
     from . import add as add_mod
     from .entries import today
 
-    return _run_plan(memory, "add", lambda: add_mod.build_plan(
+    return _run_plan(memory, "add", add_mod.AddResult, lambda: add_mod.build_plan(
         memory.memory_dir, text, type, list(reasons or []), scope, name, area, allow_long, today(),
         _memory_rel(memory)), apply=True, label="add")
 
 
 def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
-           allow_broad_match: bool = False) -> dict:
+           allow_broad_match: bool = False):
     """Remove every curated entry mentioning `topic` (preview unless `apply`)."""
     from ..errors import Refused
     from . import forget as forget_mod
@@ -72,40 +77,41 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
             raise Refused(
                 ("the topic is shorter than 4 characters" if short else
                  f"the topic matches {plan.details['removed_entries']} entries")
-                + " — review the preview, then pass --allow-broad-match to apply; nothing was changed"
+                + " — review the preview, then pass {field} to apply; nothing was changed",
+                field="allow_broad_match",
             )
 
-    return _run_plan(memory, "forget", lambda: forget_mod.build_plan(
+    return _run_plan(memory, "forget", forget_mod.ForgetResult, lambda: forget_mod.build_plan(
         memory.memory_dir, topic, mode, today(), allow_broad_match), apply=apply, plan_id=plan_id,
         label=f"forget ({mode})", guard=guard)
 
 
 def compact(memory, target: str | None = None, apply: bool = False, plan_id: str | None = None,
-            archive_oldest: bool = False) -> dict:
+            archive_oldest: bool = False):
     """Mechanical maintenance: dedupe, drop tombstoned inbox items, archive the oldest (preview unless `apply`)."""
     from . import compact as compact_mod
     from .entries import today
 
-    return _run_plan(memory, "compact", lambda: compact_mod.build_plan(
+    return _run_plan(memory, "compact", compact_mod.CompactResult, lambda: compact_mod.build_plan(
         memory.memory_dir, target, today(), archive_oldest, _memory_rel(memory)), apply=apply, plan_id=plan_id,
         label="compact")
 
 
-def enable(memory, module: str, paths: list[str] | None = None) -> dict:
+def enable(memory, module: str, paths: list[str] | None = None):
     """Create an optional module and index it in the manifest (idempotent)."""
     from . import enable as enable_mod
     from .entries import today
 
-    return _run_plan(memory, "enable", lambda: enable_mod.build_plan(
+    return _run_plan(memory, "enable", enable_mod.EnableResult, lambda: enable_mod.build_plan(
         memory.memory_dir, module, list(paths or []), today(), _memory_rel(memory)), apply=True, label="enable")
 
 
-def migrate(memory, apply: bool = False, plan_id: str | None = None) -> dict:
+def migrate(memory, apply: bool = False, plan_id: str | None = None):
     """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
     from . import migrate as migrate_mod
 
-    return _run_plan(memory, "migrate", lambda: migrate_mod.build_plan(memory.memory_dir), apply=apply,
-                     plan_id=plan_id, label="migrate")
+    return _run_plan(memory, "migrate", migrate_mod.MigrateResult, lambda: migrate_mod.build_plan(memory.memory_dir),
+                     apply=apply, plan_id=plan_id, label="migrate")
 
 
 def finish_interrupted_writes(memory) -> str | None:
@@ -128,25 +134,24 @@ def interrupted_write_pending(memory) -> bool:
     return journal.pending(memory.memory_dir)
 
 
-def check_privacy(memory) -> list[dict]:
+def check_privacy(memory) -> list:
     """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
-    from pathlib import Path
+    import os
 
     from .. import fsutil
     from ..project import require_memory_dir
     from ..secrets import scan
     from .files import curated_files
 
-    require_memory_dir(memory.memory_dir)
-    memory_dir = Path(memory.memory_dir)
+    memory_dir = require_memory_dir(memory.memory_dir_str)
     paths = curated_files(memory_dir, include_archive=True, include_manifest=True)
-    if (memory_dir / "MEMORY.md").is_file():
+    if os.path.isfile(os.path.join(memory_dir, "MEMORY.md")):
         paths.append("MEMORY.md")
-    ledger = memory_dir / "ledger"
-    if ledger.is_dir():
-        paths.extend(f"ledger/{p.name}" for p in sorted(ledger.glob("*.jsonl")))
+    ledger = os.path.join(memory_dir, "ledger")
+    if os.path.isdir(ledger):
+        paths.extend(f"ledger/{name}" for name in sorted(os.listdir(ledger)) if name.endswith(".jsonl"))
     findings = []
     for rel in sorted(paths):
-        text = fsutil.read_utf8(memory_dir / rel)
-        findings.extend(dict(f.to_dict(), path=rel) for f in scan(text))
-    return sorted(findings, key=lambda f: (f["path"], f["line"], f["column"], f["kind"]))
+        text = fsutil.read_utf8(os.path.join(memory_dir, rel))
+        findings.extend(PrivacyFinding(rel, f.line, f.column, f.kind) for f in scan(text))
+    return sorted(findings, key=lambda f: (f.path, f.line, f.column, f.kind))
