@@ -95,7 +95,7 @@ class Memory:
         return status_memory(self)
 
     def manifest(self):
-        """The parsed manifest (`curated.manifest.Manifest`)."""
+        """The parsed manifest (`curated.routing.Manifest`)."""
         from .curated.reading import load_manifest
         from .project import require_memory_dir
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 from ..errors import InvalidInput
 from .manifest_lines import LINE_READERS, Cursor
 from .routing import KNOWN_SECTIONS, MODULE_KINDS, SINGLE_SECTIONS, Manifest, TaskSection
-from .routing import canonical_task  # noqa: F401  (reading.py imports it from here)
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 # Latin look-alikes from Cyrillic and Greek, enough to unmask a heading that reads like ours.

@@ -7,9 +7,11 @@ import os
 import re
 
 from ..errors import CustodianError, InvalidInput, unreadable
+from .. import fsutil
 from ..fsutil import read_utf8
 from . import globs
-from .manifest import MODULE_KINDS, Manifest, canonical_task, parse_manifest
+from .manifest import parse_manifest
+from .routing import MODULE_KINDS, Manifest, canonical_task
 from .context_pack import ModuleResult, ReadResult
 from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, render_pack
 from .units import pack, unclosed_fence
@@ -38,24 +40,12 @@ def _resolve_inside(memory_dir: str, module: str, manifest: Manifest) -> str:
     for part in module.split("/"):
         current = os.path.join(current, part)
         if os.path.islink(current):
-            if resolve(memory_dir) not in resolve(current).parents:
+            if not fsutil.inside(fsutil.real_path(current), fsutil.real_path(memory_dir)):
                 raise InvalidInput(
                     f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
                     path=manifest.path,
                 )
     return current
-
-
-def resolve(path):
-    """`path.resolve()`, a symlink loop named as one line (Python < 3.13 raises RuntimeError for one)."""
-    try:
-        from pathlib import Path  # only where a route is a symlink: read never needs it otherwise
-
-        return Path(path).resolve()
-    except RuntimeError as exc:
-        import errno
-
-        raise unreadable(path, OSError(errno.ELOOP, "symlink loop")) from exc
 
 
 def interrupted_write(memory_dir) -> str | None:

@@ -28,15 +28,15 @@ def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id:
 
     if plan_id is not None and not apply:
         raise InvalidInput("{field} is used with {field:apply}: rerun with {field:apply} {field} ID", field="plan_id")
-    require_memory_dir(memory.memory_dir)
-    with fsutil.project_lock(memory.memory_dir):
-        recovered = journal.recover(memory.memory_dir)
+    require_memory_dir(memory.memory_dir_str)
+    with fsutil.project_lock(memory.memory_dir_str):
+        recovered = journal.recover(memory.memory_dir_str)
         plan = build()
         if apply:
             plan.check_plan_id(plan_id)
             if guard is not None:
                 guard(plan)
-            journal.apply_changes(memory.memory_dir, plan.effective, label)
+            journal.apply_changes(memory.memory_dir_str, plan.effective, label)
     return result_type(applied=bool(apply) and bool(plan.effective), changes=plan.changes_summary(),
                        plan=plan.lines, plan_id=plan.plan_id, recovered=recovered, command=command, **plan.details)
 
@@ -60,7 +60,7 @@ def add(memory, text: str, type: str, reasons: list[str] | None = None, scope: s
     from .entries import today
 
     return _run_plan(memory, "add", add_mod.AddResult, lambda: add_mod.build_plan(
-        memory.memory_dir, text, type, list(reasons or []), scope, name, area, allow_long, today(),
+        memory.memory_dir_str, text, type, list(reasons or []), scope, name, area, allow_long, today(),
         _memory_rel(memory)), apply=True, label="add")
 
 
@@ -82,7 +82,7 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
             )
 
     return _run_plan(memory, "forget", forget_mod.ForgetResult, lambda: forget_mod.build_plan(
-        memory.memory_dir, topic, mode, today(), allow_broad_match), apply=apply, plan_id=plan_id,
+        memory.memory_dir_str, topic, mode, today(), allow_broad_match), apply=apply, plan_id=plan_id,
         label=f"forget ({mode})", guard=guard)
 
 
@@ -93,7 +93,7 @@ def compact(memory, target: str | None = None, apply: bool = False, plan_id: str
     from .entries import today
 
     return _run_plan(memory, "compact", compact_mod.CompactResult, lambda: compact_mod.build_plan(
-        memory.memory_dir, target, today(), archive_oldest, _memory_rel(memory)), apply=apply, plan_id=plan_id,
+        memory.memory_dir_str, target, today(), archive_oldest, _memory_rel(memory)), apply=apply, plan_id=plan_id,
         label="compact")
 
 
@@ -103,14 +103,14 @@ def enable(memory, module: str, paths: list[str] | None = None):
     from .entries import today
 
     return _run_plan(memory, "enable", enable_mod.EnableResult, lambda: enable_mod.build_plan(
-        memory.memory_dir, module, list(paths or []), today(), _memory_rel(memory)), apply=True, label="enable")
+        memory.memory_dir_str, module, list(paths or []), today(), _memory_rel(memory)), apply=True, label="enable")
 
 
 def migrate(memory, apply: bool = False, plan_id: str | None = None):
     """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
     from . import migrate as migrate_mod
 
-    return _run_plan(memory, "migrate", migrate_mod.MigrateResult, lambda: migrate_mod.build_plan(memory.memory_dir),
+    return _run_plan(memory, "migrate", migrate_mod.MigrateResult, lambda: migrate_mod.build_plan(memory.memory_dir_str),
                      apply=apply, plan_id=plan_id, label="migrate")
 
 
@@ -120,18 +120,18 @@ def finish_interrupted_writes(memory) -> str | None:
     from ..project import require_memory_dir
     from . import journal
 
-    require_memory_dir(memory.memory_dir)
-    if not journal.pending(memory.memory_dir):
+    require_memory_dir(memory.memory_dir_str)
+    if not journal.pending(memory.memory_dir_str):
         return None
-    with fsutil.project_lock(memory.memory_dir):
-        return journal.recover(memory.memory_dir)
+    with fsutil.project_lock(memory.memory_dir_str):
+        return journal.recover(memory.memory_dir_str)
 
 
 def interrupted_write_pending(memory) -> bool:
     """One stat: whether a killed multi-file write awaits `finish_interrupted_writes` (for readers to warn)."""
     from . import journal
 
-    return journal.pending(memory.memory_dir)
+    return journal.pending(memory.memory_dir_str)
 
 
 def check_privacy(memory) -> list:
