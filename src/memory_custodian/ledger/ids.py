@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
+from _thread import allocate_lock  # not `threading`: see fsutil
 
 CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
 NOTE_ID_LEN = 8
 
-_lock = threading.Lock()
+_lock = allocate_lock()
 _last_ms = -1
 _last_rand = 0
 

@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-import threading
-
 
 def refresh_mirror_if_enabled(memory):
     """Re-render the mirror (the `Exported` record) when `config.json` turns it on, else None: one small read."""
@@ -75,17 +73,21 @@ class MirrorDebouncer:
     """
 
     def __init__(self, memory, interval: float = 3.0, on_error=None, render=None):
+        import threading  # only a long-lived process debounces: a command never pays for it
+
         self.memory = memory
         self.interval = interval
         self.on_error = on_error or _stderr_line
         self._render = render or refresh_mirror_if_enabled
         self._lock = threading.Lock()
         self._render_lock = threading.Lock()
-        self._timer: threading.Timer | None = None
+        self._timer = None
         self._pending = False
         self.renders = 0
 
     def touch(self) -> None:
+        import threading
+
         with self._lock:
             self._pending = True
             if self._timer is not None:
