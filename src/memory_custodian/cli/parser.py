@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .table import COMMANDS
-
-PROG = "memory-custodian"
+from .table import COMMANDS, PROG
 
 # argparse looks every message up in gettext's catalogues (importing locale, ~1.5 ms a run); the
 # CLI's own text is English only, so argparse's is taken as written too

@@ -9,9 +9,7 @@ from __future__ import annotations
 import sys
 
 from .. import __version__
-from .table import COMMANDS, GROUPS
-
-PROG = "memory-custodian"
+from .table import COMMANDS, GROUPS, PROG
 ABOUT = ("Repo-native project memory for coding agents.\n\nCurated rules in docs/memory/*.md are routed per task and "
          "packed to a budget; the notes agents record live in an append-only ledger with ranked recall. Start with "
          "`init`, then `read --task planning`.")
@@ -54,9 +52,8 @@ def report_error(message: str, exit_code: int, as_json: bool, *, path=None, line
 
         error = {"exit_code": exit_code, "line": line, "message": message, "path": path}
         sys.stderr.write(json_safe(json.dumps({"error": error}, sort_keys=True, ensure_ascii=False)) + "\n")
-    else:
-        where = "" if path is None else (f"{path}:{line}: " if line is not None else f"{path}: ")
-        sys.stderr.write(f"error: {where}{message}".replace("\n", " ") + "\n")
+    else:  # a CustodianError arrives as its one_line, place included
+        sys.stderr.write(f"error: {message}".replace("\n", " ") + "\n")
     return exit_code
 
 
@@ -83,7 +80,9 @@ def run(argv: list[str]) -> int:
         sys.stdout.flush()
         from .terms import CLI_TERMS
 
-        return report_error(exc.phrased(CLI_TERMS), exc.exit_code, as_json, path=exc.path, line=exc.line)
+        if as_json:
+            return report_error(exc.phrased(CLI_TERMS), exc.exit_code, True, path=exc.path, line=exc.line)
+        return report_error(exc.one_line(CLI_TERMS), exc.exit_code, False)
     except Exit as exc:
         sys.stdout.flush()
         return report_error(exc.message, exc.exit_code, as_json)

@@ -10,6 +10,7 @@ from ..agents.hosts import HOSTS
 from ..ledger.model import KINDS, RECALL_STATES
 from .spec import ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, opt, verb
 
+PROG = "memory-custodian"
 GROUPS = ("curated", "ledger", "agents", "maintenance")
 
 _TABLE = (
