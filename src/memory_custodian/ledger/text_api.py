@@ -12,6 +12,8 @@ import contextlib
 import gc
 import os
 
+from .. import fsutil
+
 DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 
 
@@ -34,7 +36,6 @@ def _current_index(notes):
     """The index, caught up, when it exists and only needs catching up (several times cheaper than a
     replay at 75k notes); None when there is none (a fresh clone in CI) or it would need a rebuild
     (`Index.plan`), so that an export never pays for building one."""
-    from .. import fsutil
     from .index import INDEX_FILE
 
     if not os.path.exists(os.path.join(notes.memory_dir, fsutil.CACHE_DIR, INDEX_FILE)):
@@ -90,7 +91,6 @@ def export(notes, path=None, check: bool = False):
     With `check`, write nothing and report whether the file on disk matches (`up_to_date`)
     with a short unified diff when it does not.
     """
-    from .. import fsutil
     from .results import Exported
 
     target = _export_target(notes, path)
@@ -113,7 +113,6 @@ def export(notes, path=None, check: bool = False):
 
 def export_enable(notes, path=None):
     """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
-    from .. import fsutil
     from ..project import require_memory_dir
     from .config import config_path, load_config, update_config
 
@@ -144,7 +143,6 @@ def export_disable(notes):
 
 def edit_checkout(notes, path):
     """Write the active (and stale) notes to `path` as an edit buffer."""
-    from .. import fsutil
     from ..project import require_memory_dir
     from .edit import render_checkout
     from .ids import now_iso
@@ -162,7 +160,6 @@ def edit_checkout(notes, path):
 
 def edit_checkin(notes, path, reason=None):
     """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
-    from .. import fsutil
     from ..project import require_memory_dir
     from .edit import build_events, parse_buffer, plan_changes
     from .ids import new_note_id
@@ -271,11 +268,11 @@ def safe_output_path(root, memory_dir, raw):
                            "such as docs/memory/MEMORY.md")
     root_r = os.path.realpath(root)
     target = _resolved_parent(os.path.join(root_r, os.path.expanduser(text)))
-    if not _inside(target, root_r):
+    if not fsutil.inside(target, root_r):
         raise InvalidInput(f"export path {text!r} is outside the project; the mirror is committed with it — "
                            "give a path under the project root", path=target)
     memory_r = os.path.realpath(memory_dir)
-    if (memory_r == target or _inside(target, memory_r)) and target != os.path.join(memory_r, DEFAULT_EXPORT):
+    if (memory_r == target or fsutil.inside(target, memory_r)) and target != os.path.join(memory_r, DEFAULT_EXPORT):
         raise InvalidInput(f"export path {text!r} is inside the memory folder, which holds memory itself; only "
                            f"{DEFAULT_EXPORT} may be written there", path=target)
     _require_folders(target, f"export path {text!r}")
@@ -288,11 +285,6 @@ def _resolved_parent(path: str) -> str:
     """`path` with its folder's symlinks resolved and its own name kept (a symlink there is written through)."""
     folder, name = os.path.split(path.rstrip(os.sep) or os.sep)
     return os.path.join(os.path.realpath(folder), name)
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether `path` lies below `folder` (both absolute and resolved; the folder itself is not below)."""
-    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _configured_output_path(root, memory_dir, raw):
@@ -340,7 +332,7 @@ def checkout_target(memory_dir, raw):
 
     target = _resolved_parent(os.path.abspath(os.path.expanduser(str(raw))))
     memory_r = os.path.realpath(memory_dir)
-    if memory_r == target or _inside(target, memory_r):
+    if memory_r == target or fsutil.inside(target, memory_r):
         raise InvalidInput("an edit check-out may not be written inside the memory folder; give a path outside it",
                            path=target)
     _require_folders(target, "the check-out file")
