@@ -4,8 +4,9 @@
 
 Each case runs once with BEFORE, then once with AFTER, and so on, so that a busy machine slows
 both alike; the table gives min and median milliseconds of each and the ratio AFTER/BEFORE
-(below 1.0: AFTER is faster). Both run on the same small temp project (built with BEFORE), with
-byte-code caches written and reused as on an installed machine.
+(below 1.0: AFTER is faster). Each runs on its own copy of one small temp project (built with
+BEFORE): their index formats may differ, and on a shared `.cache/` each run would rebuild the
+index the other left. Byte-code caches are written and reused as on an installed machine.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -62,17 +64,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--notes", type=int, default=60)
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench-startup-") as root:
-        build_project(args.before, root, args.notes)
-        env_cases = cases(root)
-        times = {name: ([], []) for name in env_cases}
-        for name, (words, stdin) in env_cases.items():
-            once(args.before, words, stdin, root)  # warm the index and the page cache for both
-            once(args.after, words, stdin, root)
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        roots = os.path.join(tmp, "before"), os.path.join(tmp, "after")
+        os.mkdir(roots[0])
+        build_project(args.before, roots[0], args.notes)
+        shutil.copytree(roots[0], roots[1], ignore=shutil.ignore_patterns(".cache"))
+        runs = [(exe, root, cases(root)) for exe, root in zip((args.before, args.after), roots)]
+        times = {name: ([], []) for name in runs[0][2]}
+        for exe, root, env_cases in runs:  # build each index and warm the page cache
+            for words, stdin in env_cases.values():
+                once(exe, words, stdin, root)
         for _ in range(args.runs):
-            for name, (words, stdin) in env_cases.items():
-                times[name][0].append(once(args.before, words, stdin, root))
-                times[name][1].append(once(args.after, words, stdin, root))
+            for name in times:
+                for side, (exe, root, env_cases) in enumerate(runs):
+                    times[name][side].append(once(exe, *env_cases[name], root))
     print(f"fresh-process start-up, {args.runs} interleaved runs each, {os.cpu_count()} CPUs, "
           f"Python {sys.version.split()[0]}")
     print(f"{'command':<28}{'before min':>11}{'median':>9}{'after min':>11}{'median':>9}{'ratio min':>11}"

@@ -9,6 +9,7 @@ import json
 import pytest
 from conftest import run_cli
 
+from memory_custodian.cli import argv as cli_argv
 from memory_custodian.cli import parser
 from memory_custodian.cli.run import handler_of, top_help
 from memory_custodian.cli.spec import Arg
@@ -72,7 +73,7 @@ def option_cases():
 def test_the_shortest_argv_reaches_the_handler_with_every_default(name):
     command = COMMANDS[name]
     argv, values = required(command)
-    got, kwargs = parser.parse([name, *argv])
+    got, kwargs = cli_argv.parse([name, *argv])
     assert got is command
     assert kwargs == {**defaults(command), **values}
     handler = handler_of(command)
@@ -101,15 +102,18 @@ def test_every_option_and_argument_parses_to_the_handler_call(name, param, spell
             at = argv.index(param.flags[0])
             del argv[at:at + 2]
         argv, expected[param.dest] = [*argv, spelling, *words], value
-    got, kwargs = parser.parse([name, *argv])
+    got, kwargs = cli_argv.parse([name, *argv])
     assert got is command and kwargs == expected
 
 
-def test_only_the_command_being_run_gets_a_parser(monkeypatch):
+def test_a_plain_argv_builds_no_parser_and_a_mistake_only_its_commands(monkeypatch):
     built = []
     real = parser.build
     monkeypatch.setattr(parser, "build", lambda command: built.append(command.name) or real(command))
-    parser.parse(["recall", "x"])
+    cli_argv.parse(["recall", "x", "--limit", "3"])
+    assert built == []
+    with pytest.raises(cli_argv.UsageError):
+        cli_argv.parse(["recall", "x", "--limit", "none"])
     assert built == ["recall"]
 
 

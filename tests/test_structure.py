@@ -165,9 +165,9 @@ def test_no_function_over_the_line_limit():
     assert long == []
 
 
-def test_the_hot_commands_load_no_pathlib_dataclasses_or_inspect(tmp_path):
+def test_the_hot_commands_load_no_pathlib_dataclasses_inspect_or_argparse(tmp_path):
     """What a fresh process imports, not only what the source says: `read`, `recall`, `remember`
-    and the hooks run at every session start or prompt."""
+    and the hooks run at every session start or prompt; their plain argv needs no argparse."""
     import json
     import subprocess
     import sys
@@ -178,7 +178,7 @@ def test_the_hot_commands_load_no_pathlib_dataclasses_or_inspect(tmp_path):
     payload = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"})
     probe = ("import sys, io, os\nfrom memory_custodian.cli.run import run\nsys.stdin = io.TextIOWrapper(io.BytesIO("
              f"{payload.encode()!r}))\nsys.stdout = open(os.devnull, 'w')\nrun(sys.argv[1:])\n"
-             "heavy = [m for m in ('pathlib', 'dataclasses', 'inspect', 'typing') if m in sys.modules]\n"
+             "heavy = [m for m in ('pathlib', 'dataclasses', 'inspect', 'typing', 'argparse') if m in sys.modules]\n"
              "sys.stderr.write(repr(heavy))")
     for argv in (["read", "--task", "implementation"], ["remember", "a note"], ["recall", "note"],
                  ["hook", "SessionStart"], ["hook", "UserPromptSubmit"]):

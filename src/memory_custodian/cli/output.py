@@ -14,6 +14,17 @@ class Exit(Exception):
         self.exit_code = exit_code
 
 
+class UsageError(Exception):
+    """Bad command-line input (exit 2); `command` names the command whose help explains it."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, command: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.command = command
+
+
 def echo(text: str = "", nl: bool = True) -> None:
     sys.stdout.write(text + "\n" if nl else text)
 

@@ -1,31 +1,21 @@
 """The standard library's argparse, built from the command table for the one command being run.
 
-`parse(argv)` gives (command, keyword arguments of its handler); a usage error is a `UsageError`
-carrying one line, never argparse's usage block and exit.
+Only what the plain reader (`cli/argv.py`) hands on comes here: help, mistakes and the rarer forms.
+A usage error is a `UsageError` carrying one line, never argparse's usage block and exit.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 
-from .table import COMMANDS, PROG
+from .output import UsageError
+from .table import PROG
+from .values import BadValue, convert
 
 # argparse looks every message up in gettext's catalogues (importing locale, ~1.5 ms a run); the
 # CLI's own text is English only, so argparse's is taken as written too
 argparse._ = str
 argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
-
-
-class UsageError(Exception):
-    """Bad command-line input (exit 2); `command` names the command whose help explains it."""
-
-    exit_code = 2
-
-    def __init__(self, message: str, command: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.command = command
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,39 +35,20 @@ class _Formatter(argparse.HelpFormatter):
                            for para in text.split("\n\n"))
 
 
-def _number(kind, minimum, maximum):
-    convert = int if kind == "int" else float
-
-    def number(text):
-        value = convert(text)  # a ValueError here is argparse's "invalid int value: 'x'"
-        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            low = "" if minimum is None else f"{minimum}<="
-            high = "" if maximum is None else f"<={maximum}"
-            raise argparse.ArgumentTypeError(f"{text} is not in the range {low}x{high}")
-        return value
-
-    number.__name__ = kind
-    return number
-
-
-def _path(kind):
-    # a path that exists must be the right kind; one that does not is the command's to explain
-    wrong, other = (os.path.isfile, "file") if kind == "folder" else (os.path.isdir, "folder")
-
-    def path(text):
-        if wrong(text):
-            raise argparse.ArgumentTypeError(f"{text!r} is a {other}, not a {kind}")
-        return text
-
-    return path
-
-
 def _type(param):
-    if param.type in ("int", "float"):
-        return _number(param.type, param.minimum, param.maximum)
-    if param.type in ("folder", "file"):
-        return _path(param.type)
-    return None
+    if param.type is None:
+        return None
+
+    def value(text):
+        try:
+            return convert(param, text)
+        except BadValue as exc:
+            if exc.shown is None:
+                raise ValueError(text) from None  # argparse's own "invalid int value: 'x'"
+            raise argparse.ArgumentTypeError(exc.shown) from None
+
+    value.__name__ = param.type
+    return value
 
 
 def _add(parser, param) -> None:
@@ -107,14 +78,10 @@ def build(command) -> argparse.ArgumentParser:
     return parser
 
 
-def parse(argv: list[str]):
-    """(the table's Command, {dest: value}) for `memory-custodian ARGV`; repeatable options give tuples."""
-    if not argv or argv[0] not in COMMANDS:
-        given = f"unknown command {argv[0]!r}" if argv else "no command given"
-        raise UsageError(f"{given}; the commands are listed by `{PROG} --help`")
-    command = COMMANDS[argv[0]]
-    values = vars(build(command).parse_args(argv[1:]))
+def parse_args(command, args: list[str]) -> dict:
+    """{dest: value} for `memory-custodian COMMAND ARGS`; repeatable options give tuples."""
+    values = vars(build(command).parse_args(args))
     for param in command.params:
         if getattr(param, "repeat", False) or getattr(param, "many", False):
             values[param.dest] = tuple(values[param.dest] or ())
-    return command, values
+    return values
