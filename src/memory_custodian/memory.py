@@ -71,16 +71,17 @@ class Memory:
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
-             names_only: bool = False, strict: bool = False, ledger: bool = True):
+             names_only: bool = False, strict: bool = False, ledger: bool = True, fail_open: bool = False):
         """Build the context pack for `task`; returns a `ReadResult` (see `curated.context_pack`).
 
         A missing required file makes `exit_code` 1 (the pack is still built); with `strict=True`
-        it raises InvalidInput instead.
+        it raises InvalidInput instead. With `fail_open=True` (the hooks) a part that cannot load is
+        left out and named in `problems` instead of raising.
         """
         from .curated.reading import read_pack
 
         return read_pack(self, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
-                         names_only=names_only, strict=strict, ledger=ledger)
+                         names_only=names_only, strict=strict, ledger=ledger, fail_open=fail_open)
 
     def check(self):
         """Validate the curated folder; returns a `CheckResult` (`ok` is False if any problem)."""

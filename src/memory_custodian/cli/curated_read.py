@@ -70,6 +70,13 @@ def check(project_root, memory_dir, privacy, fmt):
         problems, warnings = len(result.problems), len(result.findings) - len(result.problems)
         echo(f"{result.files_checked} files checked: {problems} problem{'s' if problems != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if result.broken:
+        from ..errors import InvalidInput
+
+        first = result.broken[0]
+        raise InvalidInput(f"{first.file}{f':{first.line}' if first.line else ''}: {first.code} — "
+                           f"{len(result.problems)} problem(s) found, {len(result.broken)} that leave the memory "
+                           "folder unusable; fix them and run check again")
     if not result.ok:
         raise ProblemsFound(f"{len(result.problems)} problem(s) found in {result.memory_dir}; fix them and run check again")
 
