@@ -100,7 +100,7 @@ def test_init_with_agent_installs_and_removes_entry_points(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert "docs/memory/manifest.md" in data["created"]
-    assert "CLAUDE.md" in data["agents"]["changed"]
+    assert "CLAUDE.md" in data["agents"]["created"]
     assert (tmp_path / "CLAUDE.md").is_file()
     proc = run_cli("init", "--remove", "--agent", "claude", "--project-root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr

@@ -22,9 +22,13 @@ def init(project_root, memory_dir, extended, agents, remove, fmt):
             echo(f"{result.gitattributes} .gitattributes ({result.memory_dir}/ledger/*.jsonl merge=union)")
     report = result.agents
     if isinstance(report, dict):
-        for key in ("changed", "removed", "unchanged"):
+        for key in ("created", "changed", "removed", "unchanged"):
             for path in report.get(key) or ():
                 echo(f"{key:<9} {path}")
+        if report.get("command"):
+            echo(f"hooks and MCP server run: {report['command']} (the {report['command_kind']} of this installation)")
+        for message in report.get("warnings") or ():
+            sys.stderr.write(f"warning: {message}\n")
     elif report is not None:
         echo(str(report))
     if f"{result.memory_dir}/brief.md" in result.created:
