@@ -51,7 +51,8 @@ class Memory:
     # ---- curated: reading --------------------------------------------------------------------
 
     def init(self, *, extended: bool = False, agents=(), remove: bool = False):
-        """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
+        """Create the protocol 0.5 files (never overwriting), `.cache/`, the merge rules in `.gitattributes`
+        and, in a git repository, the merge drivers in `.git/config` (`merging.py`).
 
         `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
         with `remove=True` only those are removed (all hosts' when none is named). Returns an
@@ -59,14 +60,19 @@ class Memory:
         """
         from .curated.initializing import InitResult, init_memory, memory_rel
 
+        from .merging import register
+
         if not agents and not remove:
-            return init_memory(self, extended=extended)
+            result = init_memory(self, extended=extended)
+            result.merge_drivers = register(self.root_str)
+            return result
         from .agents.install import install_agents, wanted_hosts
 
         hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
         if remove:
             return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
         result = init_memory(self, extended=extended)
+        result.merge_drivers = register(self.root_str)
         result.agents = install_agents(self, hosts)
         return result
 

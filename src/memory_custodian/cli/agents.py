@@ -47,3 +47,10 @@ def _one_line(exc: BaseException) -> str:
 
         return exc.one_line(CLI_TERMS)
     return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
+
+
+def merge_driver(kind, base, ours, theirs, path) -> int:
+    """What git runs for a memory file (`.git/config`, written by `init`)."""
+    from ..merging import run_driver
+
+    return run_driver(kind, base, ours, theirs, path)

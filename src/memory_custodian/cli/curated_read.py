@@ -19,7 +19,9 @@ def init(project_root, memory_dir, extended, agents, remove, fmt):
         for path in result.kept:
             echo(f"kept    {path} (already exists, left alone)")
         if result.gitattributes != "unchanged":
-            echo(f"{result.gitattributes} .gitattributes ({result.memory_dir}/ledger/*.jsonl merge=union)")
+            echo(f"{result.gitattributes} .gitattributes (merge rules for {result.memory_dir}/)")
+        if result.merge_drivers == "registered":
+            echo("registered the merge drivers in .git/config (curated files entry by entry, MEMORY.md rendered again)")
     report = result.agents
     if isinstance(report, dict):
         for key in ("created", "changed", "removed", "unchanged"):

@@ -175,6 +175,14 @@ _TABLE = (
             ), "EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse, PreCompact; "
                "gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails the host: any error is "
                "one line on stderr and exit 0. `init --agent` installs these."),
+    Command("merge-driver", "agents", "agents:merge_driver",
+            "Merge one memory file as git asks (registered by `init` in .git/config; not run by hand).",
+            "memory-custodian merge-driver curated %O %A %B %P", (
+                Arg("kind", "KIND"), Arg("base", "BASE"), Arg("ours", "OURS"), Arg("theirs", "THEIRS"),
+                Arg("path", "PATH"),
+            ), "KIND is curated (entry by entry: both branches' new entries kept; an entry both changed becomes "
+               "one marked entry that `check` reports, exit 1) or mirror (MEMORY.md rendered again from the union "
+               "of both branches' ledger shards). The result is written to OURS."),
     # ---- maintenance ----
     Command("check", "maintenance", "curated_read:check",
             "Validate the memory folder: files, manifest, routes, budgets, fences, index. Exit 1 on any problem.",
