@@ -244,6 +244,13 @@ class Memory:
         """Verify every shard (and with `repair` remove what an interrupted write left): a `DoctorReport`."""
         return self._ledger_notes().doctor(repair=repair)
 
+    def diagnose(self, hosts: bool = True) -> list:
+        """The whole setup, piece by piece (`setup_doctor.Finding`s): curated files, index, mirror, merge
+        rules and drivers, the ignored cache and, with `hosts`, every wired host's hooks and MCP server."""
+        from .setup_doctor import diagnose
+
+        return diagnose(self, hosts=hosts)
+
     def index(self):
         """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""
         return self._ledger_notes().index()

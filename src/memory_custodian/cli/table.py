@@ -210,11 +210,16 @@ _TABLE = (
             "Rebuild the derived index (.cache/index.sqlite) from the ledger shards.",
             "memory-custodian reindex", DATA),
     Command("doctor", "maintenance", "ledger:doctor",
-            "Verify every ledger shard: torn lines, incomplete txns, versions, ops, illegal transitions, duplicates.",
+            "Check the whole setup: ledger shards and index, curated files, mirror, merge rules, hosts' wiring.",
             "memory-custodian doctor --repair", (
                 flag("--repair", "Remove torn tails and incomplete txns (with a backup) and rebuild the index."),
+                flag("--ledger-only", "Check only the ledger's shards, not the rest of the setup (quicker)."),
                 *DATA,
-            )),
+            ), "Ledger: torn lines, incomplete txns, versions, ops, illegal transitions, duplicates. Then one line per "
+               "piece of the setup, each FAIL with its fix: curated files and manifest (as `check`), the index, the "
+               "export mirror, .gitattributes and the merge drivers in .git/config, the ignored .cache/, and every "
+               "wired host: each hook command run as the host runs it (bare PATH, its payload, its timeout) and each "
+               "MCP server started up to its tool list. Exit 1 on any problem."),
     Command("eval", "maintenance", "evaluate:eval_cmd",
             "Run the labelled queries in TRUTH (JSONL) through recall and report what it missed.",
             "memory-custodian eval docs/memory/recall-truth.jsonl --min-recall 0.8", (
