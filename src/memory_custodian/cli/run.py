@@ -72,6 +72,10 @@ def run(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
         command, kwargs = parse(argv)
+        if kwargs.get("paths"):
+            from .output import paths_from_cwd
+
+            kwargs["paths"] = paths_from_cwd(kwargs["paths"], kwargs.get("project_root"), kwargs.get("memory_dir"))
         return handler_of(command)(**kwargs) or 0
     except UsageError as exc:
         hint = f" — for usage: {PROG} {exc.command} --help" if exc.command and not as_json else ""
