@@ -146,3 +146,30 @@ def test_a_healthy_project_has_no_problem_line(project):
     root, _ = project
     start = run_hook(root, "SessionStart")
     assert RULE in start and DIRECTIVE in start and "could not be loaded" not in start
+
+
+def test_the_first_session_after_a_clone_does_not_wait_for_the_index(project, monkeypatch):
+    import shutil
+    import time
+
+    from memory_custodian.agents import cold_index
+    from memory_custodian.agents.hooks import run_hook as hook
+
+    root, memory = project
+    shutil.rmtree(memory.memory_dir / ".cache")  # as a fresh clone has it
+    monkeypatch.setattr(cold_index, "COLD_BYTES", 0)  # this small ledger counts as a big one
+    start = context_of(hook("claude", "SessionStart", payload("claude", "SessionStart", root)), "SessionStart")
+    assert RULE in start and DIRECTIVE in start and "Recall is still being indexed" in start
+    assert "could not be loaded" not in start
+    marker = memory.memory_dir / ".cache" / "indexing"
+    deadline = time.monotonic() + 60
+    while marker.exists() and time.monotonic() < deadline:
+        prompt = hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root,
+                                                            prompt="how are refund cents rounded?"))
+        told = context_of(prompt, "UserPromptSubmit")
+        assert "recall is still being indexed" in told or "Refund rounding" in told
+        time.sleep(0.05)
+    assert not marker.exists() and (memory.memory_dir / ".cache" / "index.sqlite").exists()
+    prompt = hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root, session_id="s2",
+                                                        prompt="how are refund cents rounded?"))
+    assert "Refund rounding" in context_of(prompt, "UserPromptSubmit")

@@ -111,11 +111,12 @@ class Memory:
     # ---- curated: writing (each a plan, written all-or-nothing, returning a `curated.plans.PlanResult`) --
 
     def add(self, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
-            name: str | None = None, area: str | None = None, allow_long: bool = False):
-        """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
+            name: str | None = None, area: str | None = None, allow_long: bool = False, title: str | None = None):
+        """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox);
+        `title` is a decision's or tombstone's heading (default: the text's first words)."""
         from .curated import write_api
 
-        return write_api.add(self, text, type, reasons, scope, name, area, allow_long)
+        return write_api.add(self, text, type, reasons, scope, name, area, allow_long, title)
 
     def forget(self, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
                allow_broad_match: bool = False):

@@ -167,14 +167,19 @@ def _on_start(memory, state, task: str, limit: int, problems: list) -> str:
 def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS) -> str:
     from ..curated.cutting import lines_part
 
+    from .cold_index import cold, start_building
+
     at = _now_iso()  # before reading: a note changed while we read counts as changed
-    result = memory.read(task, fail_open=True)
+    waiting = cold(memory)
+    if waiting:  # a fresh clone: never make the session wait for the index (`cold_index.py`)
+        _guarded(problems, "background indexing", start_building, memory)
+    result = memory.read(task, fail_open=True, ledger="cold" if waiting else True)
     problems.extend(result.problems)
     state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
     if not result.modules and not result.sections:
         return ""  # nothing could load: the problem line says why
     ledger_broken = any(p.startswith("ledger notes:") for p in result.problems)
-    tasks = [] if ledger_broken else (_guarded(problems, "open tasks", _high_tasks, memory) or [])
+    tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _high_tasks, memory) or [])
     if problems:  # room for the problem line, which goes first
         limit -= len(problem_line(problems, memory.root_str)) + 2
     pack = result.cut_to(limit, frame=lambda body: _framed(task, body),
@@ -240,7 +245,11 @@ def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems:
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
         blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS))
-    if prompt.strip():
+    from .cold_index import WAITING, cold
+
+    if prompt.strip() and cold(memory):
+        blocks.append(f"memory-custodian · {WAITING}.")
+    elif prompt.strip():
         lines_block = _guarded(problems, "ledger notes", _prompt_lines, memory, state, prompt)
         if lines_block:
             blocks.append(lines_block)
@@ -293,8 +302,12 @@ def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], in
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
 def _on_file(memory, state, paths: list[str], limit: int) -> str:
+    from .cold_index import WAITING, cold
+
     if not paths:
         return ""
+    if cold(memory):
+        return f"memory-custodian · gotchas for these files: {WAITING}."
     # An agent reads a file, then edits it, then edits it again: when nothing changed in the
     # ledger since everything for these paths was shown, skip the query altogether.
     signature = _ledger_signature(memory)

@@ -72,6 +72,10 @@ def run(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
         command, kwargs = parse(argv)
+        if "actor" in kwargs and kwargs["actor"] is None:
+            from ..agents.hosts import running_host
+
+            kwargs["actor"] = "agent" if running_host() else "human"
         if kwargs.get("paths"):
             from .output import paths_from_cwd
 

@@ -59,6 +59,8 @@ _TABLE = (
                 opt("--name", metavar="N", help="The rule, profile or area file name (rules/N.md)."),
                 opt("--area", metavar="A", help="Write a decision/constraint/preference/tombstone to areas/A.md."),
                 flag("--allow-long", "Accept a decision over its 120-token entry budget (after review)."),
+                opt("--title", metavar="T", help="The heading of a decision or tombstone (default: the text's first "
+                                                "words, cut at a word boundary)."),
                 FORMAT,
             )),
     Command("forget", "curated", "curated_write:forget",

@@ -92,7 +92,8 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
               names_only: bool = False, strict: bool = False, ledger: bool = True,
               fail_open: bool = False) -> ReadResult:
     """The pack. With `fail_open` (the hooks) each part degrades on its own: a curated file or the
-    ledger that cannot be read is left out and named in `problems`, never raised."""
+    ledger that cannot be read is left out and named in `problems`, never raised. `ledger="cold"`:
+    only the directives, read without the index (`ledger.context.cold_sections`)."""
     from ..project import require_memory_dir
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
@@ -122,12 +123,15 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     sections: list = []
     # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
     if ledger and os.path.isdir(os.path.join(memory_dir, "ledger")):
-        from ..ledger.context import ledger_sections
+        from ..ledger.context import cold_sections, ledger_sections
 
         budgets = dict(manifest.ledger_budgets) if manifest is not None else {}
         try:
-            sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
-                                            budgets=budgets or None))
+            if ledger == "cold":
+                sections = cold_sections(memory, budgets=budgets or None)
+            else:
+                sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
+                                                budgets=budgets or None))
         except Exception as exc:  # with fail_open any ledger fault is named and the curated tier still goes out
             if not fail_open:
                 raise
