@@ -37,8 +37,8 @@ class ReadResult(Record):
     the ledger's `sections`, every `omissions` record and the warnings."""
 
     FIELDS = ("task", "canonical_task", "task_heading", "inputs", "modules", "sections", "omissions", "warnings",
-              "rendered", "names_only")
-    DEFAULTS = {"names_only": False}
+              "rendered", "names_only", "problems")
+    DEFAULTS = {"names_only": False, "problems": Factory(list)}
 
     @property
     def loaded(self) -> list[str]:
@@ -107,6 +107,7 @@ class ReadResult(Record):
                 for s in self.sections
             ],
             "warnings": list(self.warnings),
+            "problems": list(self.problems),
             "rendered": self.rendered,
             "sha256": self.sha256,
             "exit_code": self.exit_code,

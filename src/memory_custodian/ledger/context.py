@@ -125,3 +125,18 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
         sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
                               tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
     return sections
+
+
+COLD_NOTICE = ("Recall is still being indexed (the first session after a clone): the directives above were read "
+               "straight from the ledger; matching notes arrive with the next prompts once the index is built.")
+
+
+def cold_sections(memory, *, budgets: dict | None = None) -> list:
+    """The pack's ledger part while there is no index: every directive in force, and a line saying recall waits."""
+    from .cold_start import directive_notes
+    from .ids import now_iso
+
+    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
+    found = directive_notes(memory.memory_dir_str, memory.root_str, now_iso())
+    return [_pack("directives", [(note.id, _full(note, state)) for note, state in found], limits["directives"],
+                  "\n\n", tail=("\n" if found else "") + COLD_NOTICE)]
