@@ -99,8 +99,10 @@ def on_stop(state, memory_dir, stop_active: bool) -> tuple[str, str | None]:
         outcome = ("answered" if changed else "declined") if wb["pending"] else "wrote"
         wb.update(sig=sig, files=[], tools=0, pending=False)  # a new checkpoint starts here
         return outcome, None  # never twice in a row
-    if stop_active:
-        return "quiet", None  # another hook is keeping the agent working: never pile on
+    if stop_active or state.path is None:
+        # another hook is keeping the agent working, or this state will not be saved (a block could
+        # then never be counted): never pile on
+        return "quiet", None
     config = settings(memory_dir)
     if not wb["files"] and wb["tools"] < max(1, config["min_tool_calls"]):
         return "quiet", None
@@ -117,10 +119,10 @@ def instruction(files: list[str], tools: int) -> str:
     if files:
         named = ", ".join(files[:NAMED_FILES]) + (f" and {len(files) - NAMED_FILES} more"
                                                   if len(files) > NAMED_FILES else "")
-        did = f"This turn changed {named}"
+        did = f"this turn changed {named}"
         anchor = f"a gotcha tied to {files[0] if len(files) == 1 else 'those files'} (give its path)"
     else:
-        did = f"This turn made {tools} file-tool calls"
+        did = f"this turn made {tools} file-tool calls"
         anchor = "a gotcha tied to the files involved (give their paths)"
     return (f"memory-custodian · before you stop: {did} and recorded nothing in project memory. "
             f"If the next session should know something, record it now — {anchor}, a decision and its reason, "

@@ -68,8 +68,9 @@ class Host(Record):
     """
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
-              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s")
-    DEFAULTS = {"tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
+              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
+              "write_tools", "block_decision")
+    DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
                 "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
                 "hook_timeout_s": 60}  # Claude Code's and Gemini CLI's default; Codex's is 60 s too
 
