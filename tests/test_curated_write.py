@@ -271,9 +271,14 @@ def test_forget_broad_match_refusals(tmp_path):
 
 def test_forget_refuses_manifest_mentions_and_bad_input(tmp_path):
     m = make_project(tmp_path)
+    before = snapshot(m)
+    preview = m.forget("Context budget", mode="soft")  # a preview names the line and succeeds
+    assert preview.blocked and preview.blocked[0]["path"] == "manifest.md" and preview.changes == []
+    assert any(line.startswith("manifest.md:") for line in preview.plan)
     with pytest.raises(Refused) as exc:
-        m.forget("Context budget", mode="soft")
+        m.forget("Context budget", mode="soft", apply=True)
     assert "manifest.md:" in exc.value.one_line()
+    assert snapshot(m) == before
     with pytest.raises(InvalidInput):
         m.forget("   ", mode="soft")
     with pytest.raises(InvalidInput):
@@ -320,14 +325,16 @@ def test_compact_inbox_and_bullets_golden(tmp_path):
     (mem / "inbox.md").write_text(
         "# Memory Inbox\n\nEntries are newest first.\n\n"
         "## 2026-11-02\n- Consider SQLite for session persistence.\n- Add a --json flag.\n\n"
-        "## 2026-11-01\n- Add a --json flag.\n- Encrypt exports.\n", encoding="utf-8")
+        "## 2026-11-01\n- Add a --json flag.\n- Encrypt exports.\n- sqlite for session persistence\n", encoding="utf-8")
     (mem / "constraints.md").write_text(
         "# Constraints\n\n- The application must work without network access.\n- Use stdlib only.\n"
         "- The application must  work without network access.\n  (repeated)\n- Use stdlib only.\n", encoding="utf-8")
     preview = m.compact()
     inbox = next(f for f in preview.files if f["path"] == "inbox.md")
     assert inbox["duplicates_dropped"] == 1 and inbox["tombstoned_dropped"] == 1
-    assert inbox["candidates"] == ["Add a --json flag.", "Encrypt exports."]
+    # only an exact match of a tombstone's title goes; a mention is kept for review, flagged
+    assert inbox["candidates"] == ["Consider SQLite for session persistence.", "Add a --json flag.", "Encrypt exports."]
+    assert inbox["mentions_tombstone"] == ["Consider SQLite for session persistence."]
     m.compact(apply=True, plan_id=preview.plan_id)
     assert_golden("compact_inbox.md", read(m, "inbox.md"))
     assert_golden("compact_constraints.md", read(m, "constraints.md"))

@@ -2,7 +2,7 @@
 
 A write goes to a temp file in the same directory, is fsynced, renamed over the target, and the
 directory is fsynced, so a crash leaves the old bytes or the new ones, never a mix. Every
-read-modify-write holds the project lock (`.cache/lock`, an flock), re-entrant inside one process
+read-modify-write holds the project lock (`.cache/lock`, `locking.py`), re-entrant inside one process
 so a command can call helpers that lock too.
 
 Paths are handled as strings (`os.path`): the prompt hook goes through here on every prompt, and
@@ -173,11 +173,15 @@ def cache_dir(memory_dir) -> str:
 
 
 @contextlib.contextmanager
-def project_lock(memory_dir):
-    """Hold the project's exclusive lock (re-entrant within one thread)."""
-    import fcntl
+def project_lock(memory_dir, *, create: bool = True):
+    """Hold the project's exclusive lock (re-entrant within one thread).
 
-    lock_path = os.path.join(cache_dir(memory_dir), LOCK_FILE)
+    `create=False` is for commands that only read (previews): they wait for a writer that holds the
+    lock, but a folder no writer has touched yet gets no `.cache/` from them, so they write nothing."""
+    from . import locking
+
+    cache = cache_dir(memory_dir) if create else os.path.join(os.fspath(memory_dir), CACHE_DIR)
+    lock_path = os.path.join(cache, LOCK_FILE)
     key = os.path.realpath(lock_path)
     counts = getattr(_held, "counts", None)
     if counts is None:
@@ -189,18 +193,24 @@ def project_lock(memory_dir):
         finally:
             counts[key] -= 1
         return
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | (os.O_CREAT if create else 0)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(lock_path, flags, 0o600)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        if create:
+            raise disk_error(lock_path, exc) from exc
+        yield  # no writer ever ran here: there is nothing to wait for
+        return
     except OSError as exc:
         raise disk_error(lock_path, exc) from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.acquire(fd)
         counts[key] = 1
         try:
             yield
         finally:
             counts[key] = 0
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            locking.release(fd)
     finally:
         os.close(fd)
 

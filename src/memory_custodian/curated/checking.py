@@ -283,7 +283,9 @@ def status_memory(memory) -> StatusResult:
         budget = manifest.budget_for(name)
         entries = len(document.units) if document.mode in ("section", "bullet") and name != "manifest.md" else 0
         if name == "inbox.md":
-            inbox_items = entries
+            from .bullets import split_items
+
+            inbox_items = len(split_items(text)[1])  # `*` and `+` items too, as 0.9.1 counts them
         files.append(FileStatus(name, tokens, budget, entries, document.mode,
                                 budget is not None and tokens > budget))
     missing = [n for n in CORE_FILES if not fsutil.is_file(os.path.join(memory_dir, n))]

@@ -19,16 +19,13 @@ from .forget import topic_pattern
 from .manifest import parse_manifest
 from .plans import Plan, PlanResult, Reader
 from .routing import MODULE_KINDS
-from .units import make_unit, serialize, split_units
+from .bullets import drop_items, split_items, tombstone_keys
+from .units import serialize, split_units
 
 BULLET_FILES = ("constraints.md", "preferences.md")
 ARCHIVE_FILES = ("decisions.md", "changelog.md")
 ARCHIVE_REASON = ("Active memory exceeded its context budget; older complete entries were moved to "
                   "explicit-only archive.")
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 def validate_target(target: str) -> str:
@@ -45,92 +42,44 @@ def validate_target(target: str) -> str:
 
 
 def dedupe_bullets(text: str) -> tuple[str, list[str]]:
-    """Drop repeated top-level bullets (whitespace-insensitive), keeping the first; also inside H2 sections."""
-    doc = split_units(text)
+    """Drop repeated top-level bullets (the same text line by line, indentation included), keeping the first."""
+    lines, items = split_items(text)
     seen: set[str] = set()
-    dropped: list[str] = []
-
-    def dedupe(units):
-        kept = []
-        for unit in units:
-            key = _norm(unit.text)
-            if unit.kind == "bullet" and key in seen:
-                dropped.append(unit.heading)
-                continue
-            seen.add(key)
-            kept.append(unit)
-        return kept
-
-    if doc.mode == "bullet":
-        kept = dedupe(doc.units)
-        return (serialize(doc, kept) if dropped else text), dropped
-    if doc.mode == "section":
-        new_units = []
-        for unit in doc.units:
-            head, _, body = unit.text.partition("\n")
-            sub = split_units(body)
-            if sub.mode != "bullet":
-                new_units.append(unit)
-                continue
-            before = len(dropped)
-            kept = dedupe(sub.units)
-            new_units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(dropped) > before else unit)
-        return (serialize(doc, new_units) if dropped else text), dropped
-    return text, dropped
+    dropped = []
+    for item in items:
+        if item.key in seen:
+            dropped.append(item)
+        seen.add(item.key)
+    return (drop_items(lines, dropped) if dropped else text), [item.label for item in dropped]
 
 
-def _tombstone_titles(reader: Reader) -> list[str]:
-    text = reader.read("do-not-use.md") or ""
-    doc = split_units(text)
-    return [u.heading.split(":", 1)[1].strip() for u in doc.units
-            if u.kind == "section" and u.heading.lower().startswith("tombstone:") and u.heading.split(":", 1)[1].strip()]
+def compact_inbox(text: str, tombstones: str) -> tuple[str, list[str], list[str], list[str], list[str]]:
+    """(new text, duplicates dropped, tombstoned dropped, candidates left, candidates that mention a tombstone).
 
-
-def compact_inbox(text: str, tombstones: list[str]) -> tuple[str, list[str], list[str], list[str]]:
-    """(new text, duplicates dropped, tombstoned dropped, candidates left for review)."""
-    patterns = [topic_pattern(t) for t in tombstones]
+    Only exact matches go, as in MemoryCustodian 0.9.1: an item equal to an earlier one, or to a
+    tombstone's title or bullet. An item that merely mentions a tombstoned topic is kept for review
+    and flagged, since a person may be arguing to bring it back."""
+    keys = tombstone_keys(tombstones)
+    patterns = [topic_pattern(k) for k in sorted(keys) if "\n" not in k]
+    lines, items = split_items(text)
     seen: set[str] = set()
-    dupes: list[str] = []
-    stoned: list[str] = []
-    left: list[str] = []
-
-    def keep(unit) -> bool:
-        key = _norm(unit.text)
-        if key in seen:
-            dupes.append(unit.heading)
-            return False
+    dupes, stoned, left, flagged, dropped = [], [], [], [], []
+    for item in items:
+        key = item.key
+        if key in seen or key in keys:
+            (dupes if key in seen else stoned).append(item.label)
+            dropped.append(item)
+        else:
+            left.append(item.label)
+            if any(p.search(key) for p in patterns):
+                flagged.append(item.label)
         seen.add(key)
-        if any(p.search(unit.text) for p in patterns):
-            stoned.append(unit.heading)
-            return False
-        left.append(unit.heading)
-        return True
-
-    doc = split_units(text)
-    if doc.mode == "bullet":
-        kept = [u for u in doc.units if keep(u)]
-        new = serialize(doc, kept)
-    elif doc.mode == "section":
-        units = []
-        for unit in doc.units:
-            head, _, body = unit.text.partition("\n")
-            sub = split_units(body)
-            if sub.mode != "bullet" or sub.preamble.strip():
-                units.append(unit)
-                left.append(unit.heading)
-                continue
-            kept = [u for u in sub.units if keep(u)]
-            if kept:
-                units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(kept) < len(sub.units) else unit)
-        new = serialize(doc, units)
-    else:
-        return text, dupes, stoned, left
-    if not (dupes or stoned):
-        return text, dupes, stoned, left
-    new = new.rstrip("\n") + "\n"
+    if not dropped:
+        return text, dupes, stoned, left, flagged
+    new = drop_items(lines, dropped)
     if not left and NO_CANDIDATES not in new:
         new = new.rstrip("\n") + "\n\n" + NO_CANDIDATES + "\n"
-    return new, dupes, stoned, left
+    return new, dupes, stoned, left, flagged
 
 
 def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
@@ -227,8 +176,9 @@ def _compact_file(work: Compaction, rel: str) -> dict:
 
 
 def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
-    new, dupes, stoned, left = compact_inbox(text, _tombstone_titles(work.reader))
-    info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left)
+    new, dupes, stoned, left, flagged = compact_inbox(text, work.reader.read("do-not-use.md") or "")
+    info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left,
+                mentions_tombstone=flagged)
     lines = work.lines
     if dupes:
         lines.append(f"inbox.md: drop {len(dupes)} exact duplicate item(s)")
@@ -236,7 +186,7 @@ def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
         lines.append(f"inbox.md: drop {len(stoned)} item(s) a tombstone already rules out")
     if left:
         lines.append(f"inbox.md: {len(left)} candidate(s) to review (promote with `add`, or delete by hand):")
-        lines.extend(f"  - {c}" for c in left)
+        lines.extend(f"  - {c}" + ("  (mentions a tombstoned topic)" if c in flagged else "") for c in left)
         work.review.extend({"path": "inbox.md", "item": c} for c in left)
     if new != text:
         work.out["inbox.md"] = new
