@@ -171,13 +171,13 @@ def test_compact_enable_migrate_json(tmp_path):
     assert again.stdout.strip() == "areas/store.md is already enabled; nothing changed"
 
 
-def test_migrate_refuses_newer_protocol_exit_1(tmp_path):
+def test_migrate_refuses_newer_protocol_exit_2_as_memorycustodian_does(tmp_path):
     root = project(tmp_path)
     manifest = root / "docs" / "memory" / "manifest.md"
     manifest.write_text(manifest.read_text().replace("protocol_version: 0.5", "protocol_version: 1.2"))
     before = tree(root)
     result = cli(root, "migrate", "--apply")
-    assert result.returncode == 1 and "refusing to downgrade" in result.stderr
+    assert result.returncode == 2 and "refusing to downgrade" in result.stderr
     assert tree(root) == before
 
 

@@ -474,7 +474,7 @@ def test_migrate_refuses_to_downgrade_a_newer_protocol(tmp_path):
     mem = Path(m.memory_dir)
     text = read(m, "manifest.md").replace("protocol_version: 0.5", "protocol_version: 0.6")
     (mem / "manifest.md").write_text(text, encoding="utf-8")
-    with pytest.raises(Refused) as exc:
+    with pytest.raises(InvalidInput) as exc:
         m.migrate(apply=True)
     assert "manifest.md:6: protocol 0.6 is newer" in exc.value.one_line()
     (mem / "manifest.md").write_text(text.replace("0.6", "zero.six"), encoding="utf-8")

@@ -13,7 +13,7 @@ from ..errors import InvalidInput
 from ..records import Factory, Record
 from ..tokens import estimate_tokens
 from . import index_edit
-from .entries import NO_CANDIDATES, module_template, prepend_dated_item
+from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, long_decisions, module_template, prepend_dated_item
 from .files import curated_files
 from .forget import topic_pattern
 from .manifest import parse_manifest
@@ -103,9 +103,10 @@ def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
 class Compaction(Record):
     """What a compact plan collects while it goes through the files."""
 
-    FIELDS = ("reader", "manifest", "date", "archive_oldest", "out", "lines", "review", "changelog_messages")
-    DEFAULTS = {"out": Factory(dict), "lines": Factory(list), "review": Factory(list),
-                "changelog_messages": Factory(list)}
+    FIELDS = ("reader", "manifest", "date", "archive_oldest", "targeted", "out", "lines", "review",
+              "changelog_messages", "refusals")
+    DEFAULTS = {"targeted": False, "out": Factory(dict), "lines": Factory(list), "review": Factory(list),
+                "changelog_messages": Factory(list), "refusals": Factory(list)}
 
     def text_of(self, rel: str) -> str | None:
         """The file as this plan leaves it so far."""
@@ -115,14 +116,15 @@ class Compaction(Record):
 class CompactResult(PlanResult):
     """A compact plan: what it found in each file (`files`) and the items left for a person to review."""
 
-    FIELDS = PlanResult.FIELDS + ("files", "review")
+    FIELDS = PlanResult.FIELDS + ("files", "review", "refusals")
+    DEFAULTS = {"refusals": Factory(list)}
 
 
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
     manifest = parse_manifest(manifest_text, reader.path_of("manifest.md"))
-    work = Compaction(reader, manifest, date, archive_oldest)
+    work = Compaction(reader, manifest, date, archive_oldest, targeted=target is not None)
     files_info = [_compact_file(work, rel) for rel in _targets(memory_dir, reader, target)]
     out, lines = work.out, work.lines
     if any(rel.startswith("archive/") for rel in out):
@@ -144,7 +146,7 @@ def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, 
         changes=[reader.change(rel, new) for rel, new in sorted(out.items())],
         inputs=dict(reader.digests),
         lines=lines,
-        details={"files": files_info, "review": work.review},
+        details={"files": files_info, "review": work.review, "refusals": work.refusals},
     )
 
 
@@ -195,37 +197,66 @@ def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
 
 
 def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
-    """Over budget: list the oldest entries, or (with --archive-oldest) move them to the archive."""
-    lines, date = work.lines, work.date
+    """Over budget: list the oldest entries, or (with --archive-oldest) move them to the archive.
+
+    As in MemoryCustodian 0.9.1, `--target changelog.md` archives on `--apply` alone (old days are
+    history), while `--target decisions.md` needs `--archive-oldest` and refuses while a kept
+    decision is over the one-decision limit (archiving by age would keep a problem and move rules)."""
+    lines = work.lines
     budget = work.manifest.budget_for(rel)
     if budget is None:
         lines.append(f"{rel}: unbudgeted; nothing to archive")
         return
     kept, archived, total, doc = split_for_budget(text, budget)
-    info.update(tokens=total, budget=budget, archive_candidates=len(archived))
+    long_entries = _long_entries(rel, text, lines)
+    info.update(tokens=total, budget=budget, archive_candidates=len(archived), long_entries=long_entries)
+    move = work.archive_oldest or (work.targeted and rel == "changelog.md")
     if not archived:
         lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
                      else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
                           "(a single entry is larger than the budget) — shorten it by hand")
-    elif not work.archive_oldest:
-        lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
-                     f"{len(archived)} oldest entries to archive/{rel[:-3]}-{date}.md — review them first "
-                     "(merge, shorten, or move scoped ones to an area):")
-        lines.extend(f"  - {u.heading}" for u in archived[:20])
-        if len(archived) > 20:
-            lines.append(f"  - … and {len(archived) - 20} more")
-        work.review.extend({"path": rel, "item": u.heading} for u in archived)
-    else:
-        new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
-        arel = f"archive/{rel[:-3]}-{date}.md"
-        body = "\n\n".join(u.text.strip("\n") for u in archived)
-        existing = work.text_of(arel)
-        if existing is None:
-            existing = (f"# Archived Memory: {rel}\n\n## {date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
-        work.out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
-        lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
-                     f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
-        work.changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
+        return
+    kept_long = [e for e in long_entries if e["line"] < archived[0].start_line] if rel == "decisions.md" else []
+    if work.targeted and rel == "decisions.md" and kept_long:
+        work.refusals.append(f"{len(kept_long)} decision(s) that would stay are over {DECISION_ENTRY_BUDGET} "
+                             "tokens; shorten them before archiving by age — nothing was changed")
+    elif work.targeted and not move:
+        work.refusals.append(f"{rel} is over budget; archiving needs {{field:archive_oldest}} once you have checked "
+                             "that the oldest entries hold no rule still in force — nothing was changed")
+    if not move or kept_long and work.targeted:
+        _list_archive_candidates(work, rel, total, budget, archived)
+        return
+    new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
+    arel = f"archive/{rel[:-3]}-{work.date}.md"
+    body = "\n\n".join(u.text.strip("\n") for u in archived)
+    existing = work.text_of(arel)
+    if existing is None:
+        existing = (f"# Archived Memory: {rel}\n\n## {work.date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
+    work.out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
+    lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
+                 f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
+    work.changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
+
+
+def _long_entries(rel: str, text: str, lines: list[str]) -> list[dict]:
+    """Decisions over the one-decision limit, listed in the preview (0.9.1: "Long decision entries")."""
+    if rel != "decisions.md":
+        return []
+    found = [{"heading": h, "line": n, "tokens": t} for h, n, t in long_decisions(text)]
+    if found:
+        lines.append(f"{rel}: {len(found)} decision(s) over {DECISION_ENTRY_BUDGET} tokens — shorten them by hand:")
+        lines.extend(f"  - line {e['line']}: {e['heading']} ({e['tokens']} tokens)" for e in found)
+    return found
+
+
+def _list_archive_candidates(work: Compaction, rel: str, total: int, budget: int, archived: list) -> None:
+    work.lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
+                      f"{len(archived)} oldest entries to archive/{rel[:-3]}-{work.date}.md — review them first "
+                      "(merge, shorten, or move scoped ones to an area):")
+    work.lines.extend(f"  - {u.heading}" for u in archived[:20])
+    if len(archived) > 20:
+        work.lines.append(f"  - … and {len(archived) - 20} more")
+    work.review.extend({"path": rel, "item": u.heading} for u in archived)
 
 
 def _dedupe_file(work: Compaction, rel: str, text: str, info: dict) -> None:

@@ -116,9 +116,15 @@ def compact(memory, target: str | None = None, apply: bool = False, plan_id: str
     from . import compact as compact_mod
     from .entries import today
 
+    def guard(plan):
+        if plan.details["refusals"]:
+            from ..errors import Refused
+
+            raise Refused(plan.details["refusals"][0], field="archive_oldest")
+
     return _run_plan(memory, "compact", compact_mod.CompactResult, lambda: compact_mod.build_plan(
         memory.memory_dir_str, target, today(), archive_oldest, _memory_rel(memory)), apply=apply, plan_id=plan_id,
-        label="compact")
+        label="compact", guard=guard)
 
 
 def enable(memory, module: str, paths: list[str] | None = None):
