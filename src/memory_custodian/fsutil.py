@@ -81,6 +81,8 @@ def inside(path: str, folder: str) -> bool:
 
 
 def fsync_dir(directory) -> None:
+    if os.name == "nt":
+        return  # Windows cannot open a folder to fsync it; NTFS journals the rename itself
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -71,6 +71,9 @@ class Memory:
         hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
         if remove:
             return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
+        from .agents import hosts as host_modules, install, managed_block
+
+        managed_block.refuse_bad_markers(self.root_str, [host_modules.load(h) for h in hosts], install.MD_BEGIN)
         result = init_memory(self, **options)
         if replace_existing and not apply:
             return result  # a preview writes nothing, agent files included

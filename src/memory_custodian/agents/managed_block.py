@@ -74,3 +74,16 @@ def kept_report(plans: list, remove: bool) -> dict:
     kept = sorted(rel for rel, current, new in plans
                   if not remove and current is not None and new == current and START in current)
     return {"kept_09_block": kept} if kept else {}
+
+
+def refuse_bad_markers(root: str, host_modules, our_begin: str) -> None:
+    """Before `init` writes anything: refuse a host Markdown file whose 0.9 block markers do not pair up."""
+    import os
+
+    from ..fsutil import read_utf8
+
+    for module in host_modules:
+        for rel, kind in module.files:
+            path = os.path.join(root, rel)
+            if kind == "md" and os.path.isfile(path):
+                find(read_utf8(path), rel, our_begin)
