@@ -109,7 +109,8 @@ def test_forget_never_deletes_a_section_of_do_not_use_that_is_not_a_tombstone(tm
     before = tree(root)
     preview = mc(root, "forget", "Quasarix", "--mode", mode)
     assert preview.returncode == 0, preview.stderr  # a preview shows the line to rewrite, as 0.9.1's does
-    assert "do-not-use.md:13: the topic appears in `## Policy note`" in preview.stdout
+    assert "do-not-use.md:13: the topic appears in a section of do-not-use.md that is not a tombstone" in preview.stdout
+    assert "Quasarix" not in preview.stdout + preview.stderr or mode == "soft"
     applied = mc(root, "forget", "Quasarix", "--mode", mode, "--apply")
     assert applied.returncode == 1
     assert applied.stderr.startswith("error: ") and "do-not-use.md:13" in applied.stderr
@@ -137,3 +138,18 @@ def test_a_forget_preview_that_needs_a_manual_rewrite_exits_0_and_its_apply_1(tm
     applied = mc(root, "forget", "Context budget", "--mode", "hard", "--apply")
     assert applied.returncode == 1 and "manifest.md:66" in applied.stderr
     assert tree(root) == before
+
+
+def test_a_crlf_inbox_saved_on_windows_keeps_its_line_endings(tmp_path):
+    root = folder(tmp_path)
+    inbox = root / "docs/memory/inbox.md"
+    inbox.write_bytes((INBOX_HEAD + "## 2026-11-02\n* Same\n- Same\n- Other\n").replace("\n", "\r\n").encode())
+    assert mc(root, "compact", "--apply").returncode == 0
+    assert inbox.read_bytes() == (INBOX_HEAD + "## 2026-11-02\n* Same\n- Other\n").replace("\n", "\r\n").encode()
+
+
+def test_a_windows_style_target_path_is_the_same_file(tmp_path):
+    root = folder(tmp_path, "overflow")
+    proc = mc(root, "compact", "--target", ".\\decisions.md")
+    assert proc.returncode == 0, proc.stderr
+    assert "decisions.md:" in proc.stdout
