@@ -61,6 +61,15 @@ def _holder(path, how, seconds):
     return proc
 
 
+def _take_and_free(lock, path):
+    fd = os.open(path, os.O_RDWR)
+    try:
+        lock.acquire(fd)
+        lock.release(fd)
+    finally:
+        os.close(fd)
+
+
 @pytest.fixture
 def lock_file(tmp_path):
     path = tmp_path / "lock"
@@ -101,12 +110,7 @@ def test_a_killed_holder_frees_the_lock(lock_file, name, lock, how):
     holder = _holder(lock_file, how, 60)
     holder.send_signal(signal.SIGKILL)
     holder.wait(5)
-    fd = os.open(lock_file, os.O_RDWR)
-    try:
-        lock.acquire(fd)
-        lock.release(fd)
-    finally:
-        os.close(fd)
+    _take_and_free(lock, lock_file)
 
 
 def test_the_windows_branch_polls_without_a_time_limit_and_backs_off(lock_file):
@@ -114,13 +118,8 @@ def test_the_windows_branch_polls_without_a_time_limit_and_backs_off(lock_file):
     stand_in = StandInMsvcrt()
     lock = locking.WindowsLock(stand_in, sleep=lambda s: (naps.append(s), time.sleep(s)))
     holder = _holder(lock_file, "lockf", 0.3)
-    fd = os.open(lock_file, os.O_RDWR)
-    try:
-        lock.acquire(fd)
-        lock.release(fd)
-    finally:
-        os.close(fd)
-        holder.wait(5)
+    _take_and_free(lock, lock_file)
+    holder.wait(5)
     assert naps and naps[0] == pytest.approx(0.001) and max(naps) <= 0.05
     assert all(pos == 0 for _, pos in stand_in.calls)  # every lock and unlock is on byte 0
 

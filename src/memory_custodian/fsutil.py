@@ -145,8 +145,8 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
         raise disk_error(path, exc, leftover) from exc
 
 
-def cache_dir(memory_dir) -> str:
-    """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
+def _real_cache(memory_dir) -> str:
+    """The `.cache/` path, refused when it is a symlink (it could lead a lock or a write elsewhere)."""
     cache = os.path.join(os.fspath(memory_dir), CACHE_DIR)
     if os.path.islink(cache):
         raise Corrupt(
@@ -154,6 +154,12 @@ def cache_dir(memory_dir) -> str:
             "(the cache is disposable) and run the command again",
             path=str(cache),
         )
+    return cache
+
+
+def cache_dir(memory_dir) -> str:
+    """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
+    cache = _real_cache(memory_dir)
     if not os.path.isdir(cache):
         try:
             os.mkdir(cache, 0o700)
@@ -182,7 +188,7 @@ def project_lock(memory_dir, *, create: bool = True):
     lock, but a folder no writer has touched yet gets no `.cache/` from them, so they write nothing."""
     from . import locking
 
-    cache = cache_dir(memory_dir) if create else os.path.join(os.fspath(memory_dir), CACHE_DIR)
+    cache = cache_dir(memory_dir) if create else _real_cache(memory_dir)
     lock_path = os.path.join(cache, LOCK_FILE)
     key = os.path.realpath(lock_path)
     counts = getattr(_held, "counts", None)
