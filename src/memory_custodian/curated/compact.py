@@ -216,14 +216,14 @@ def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
                      else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
                           "(a single entry is larger than the budget) — shorten it by hand")
         return
-    kept_long = [e for e in long_entries if e["line"] < archived[0].start_line] if rel == "decisions.md" else []
-    if work.targeted and rel == "decisions.md" and kept_long:
+    kept_long = [e for e in long_entries if e["line"] < archived[0].start_line]
+    if kept_long and (work.targeted or move):
         work.refusals.append(f"{len(kept_long)} decision(s) that would stay are over {DECISION_ENTRY_BUDGET} "
                              "tokens; shorten them before archiving by age — nothing was changed")
     elif work.targeted and not move:
         work.refusals.append(f"{rel} is over budget; archiving needs {{field:archive_oldest}} once you have checked "
                              "that the oldest entries hold no rule still in force — nothing was changed")
-    if not move or kept_long and work.targeted:
+    if not move or kept_long:
         _list_archive_candidates(work, rel, total, budget, archived)
         return
     new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
