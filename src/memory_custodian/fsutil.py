@@ -121,7 +121,9 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     except OSError as exc:
         raise disk_error(path, exc) from exc
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+        # O_BINARY: Windows would otherwise write every `\n` as `\r\n`
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0),
+                     0o644 if mode is None else mode)
         try:
             view = memoryview(payload)
             while view:
