@@ -106,3 +106,14 @@ def memory(tmp_path):
     m = Memory.open(tmp_path)
     m.init()
     return m
+
+
+@pytest.fixture(autouse=True)
+def _not_inside_an_agent_host(monkeypatch):
+    """The suite run from an agent's shell must behave as from a person's: those hosts' variables
+    make the CLI record `agent` (`agents.hosts.AGENT_ENV`)."""
+    from memory_custodian.agents.hosts import AGENT_ENV
+
+    for names in AGENT_ENV.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
