@@ -106,7 +106,9 @@ def test_session_start_sends_the_pack(shop, host):
     root, memory, notes = shop
     event = event_for(host, "start")
     context = context_of(run_hook(host, event, payload(host, event, root)), event)
-    assert context.startswith(f"memory-custodian · context pack (task: implementation) · {DATA_NOTICE}\n```memory\n"
+    tokens = memory.read("implementation").tokens
+    assert context.startswith(f"memory-custodian · context pack (task: implementation; {tokens} tokens before any cut) · "
+                              f"{DATA_NOTICE}\n```memory\n"
                               "# Memory context pack\nTask: implementation\n")
     assert "## brief.md" in context
     assert f"[#{notes['directive'].id}] directive/high · Always run make test before pushing." in context
@@ -301,17 +303,18 @@ def test_concurrent_hooks_of_one_session_show_a_note_once(shop):
     assert len(shown) == 1 and notes["gotcha"].id in shown[0]
 
 
-def test_session_start_lists_open_high_priority_tasks(shop):
+def test_session_start_lists_open_tasks_of_every_priority_most_recent_first(shop):
     root, memory, notes = shop
     tasks = [memory.remember(f"Checkpoint {i}: refund export half done; next step is the CSV writer.", kind="task",
-                             priority="high", title=f"Refund export checkpoint {i}") for i in range(7)]
-    low = memory.remember("Someday: tidy the fixtures.", kind="task", priority="low", title="Tidy fixtures")
+                             priority="high", title=f"Refund export checkpoint {i}") for i in range(6)]
+    low = memory.remember("Checkpoint: fixtures half tidied; next: tests/conftest.py.", kind="task", priority="medium",
+                          title="Tidy fixtures")
     context = context_of(run_hook("claude", "SessionStart", payload("claude", "SessionStart", root)), "SessionStart")
-    section = context.split("## Open high-priority tasks\n\n", 1)[1].split("\n```", 1)[0]
+    section = context.split("## Open tasks (most recent first)\n\n", 1)[1].split("\n```", 1)[0]
     listed = _ids(section)
-    assert len(listed) == 5 and set(listed) <= {t.id for t in tasks}
-    assert section.endswith("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all")
-    assert low.id not in context
+    assert listed == [low.id, *[t.id for t in reversed(tasks)]][:5]  # the default-priority one, newest, first
+    assert section.endswith("2 more open tasks — `memory_recall` with kinds [task] (or `memory-custodian recall "
+                            "--kind task`) lists them")
 
 
 def test_a_prompt_holding_a_secret_is_not_kept(shop):

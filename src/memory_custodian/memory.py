@@ -50,30 +50,40 @@ class Memory:
 
     # ---- curated: reading --------------------------------------------------------------------
 
-    def init(self, *, extended: bool = False, agents=(), remove: bool = False):
+    def init(self, *, extended: bool = False, agents=(), remove: bool = False, force_agent: bool = False,
+             repair: bool = False, replace_existing: bool = False, apply: bool = False):
         """Create the protocol 0.5 files (never overwriting), `.cache/`, the merge rules in `.gitattributes`
         and, in a git repository, the merge drivers in `.git/config` (`merging.py`).
 
         `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
         with `remove=True` only those are removed (all hosts' when none is named). Returns an
         `InitResult`. Here, not in the curated tier: that tier knows nothing of agent hosts.
+        `force_agent` replaces a MemoryCustodian 0.9 block in the hosts' Markdown files (`repair`
+        implies it, as in 0.9.1); `repair` and `replace_existing` (a preview unless `apply`) are
+        `curated.initializing.init_memory`'s.
         """
         from .curated.initializing import InitResult, init_memory, memory_rel
-
         from .merging import register
 
+        options = {"extended": extended, "repair": repair, "replace_existing": replace_existing, "apply": apply}
         if not agents and not remove:
-            result = init_memory(self, extended=extended)
-            result.merge_drivers = register(self.root_str)
+            result = init_memory(self, **options)
+            if result.applied:  # a preview writes nothing, .git/config included
+                result.merge_drivers = register(self.root_str)
             return result
         from .agents.install import install_agents, wanted_hosts
 
         hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
         if remove:
             return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
-        result = init_memory(self, extended=extended)
+        from .agents import hosts as host_modules, install, managed_block
+
+        managed_block.refuse_bad_markers(self.root_str, [host_modules.load(h) for h in hosts], install.MD_BEGIN)
+        result = init_memory(self, **options)
+        if not result.applied:
+            return result  # a preview writes nothing, agent files and .git/config included
         result.merge_drivers = register(self.root_str)
-        result.agents = install_agents(self, hosts)
+        result.agents = install_agents(self, hosts, force=force_agent or repair)
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,

@@ -21,7 +21,7 @@ TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of on
 PROMPT_LINES = 5
 PROMPT_BLOCK_CHARS = 2_000  # room kept for the prompt's lines when the pack is re-sent with them
 FILE_NOTES = 5
-HIGH_TASKS = 5  # task checkpoints listed at session start
+HIGH_TASKS = 5  # task checkpoints listed at session start, most recent first
 FILE_SCAN = 50  # gotchas fetched per file hook, before dedup
 DEFAULT_TASK = "implementation"
 EXPAND_POINTER = "full text: `memory_expand` or `memory-custodian expand ID`."
@@ -188,10 +188,10 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     if not result.modules and not result.sections:
         return ""  # nothing could load: the problem line says why
     ledger_broken = any(p.startswith("ledger notes:") for p in result.problems)
-    tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _high_tasks, memory) or [])
+    tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _open_tasks, memory) or [])
     if problems:  # room for the problem line, which goes first
         limit -= len(problem_line(problems, memory.root_str)) + 2
-    pack = result.cut_to(limit, frame=lambda body: _framed(task, body),
+    pack = result.cut_to(limit, frame=lambda body: _framed(task, body, result.tokens),
                          extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
     kept = set(pack.note_ids)
     for note_id, full in _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]:
@@ -200,9 +200,9 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     return pack.text
 
 
-def _framed(task: str, body: str) -> str:
-    return (f"memory-custodian · context pack (task: {task}) · {DATA_NOTICE}\n{fence(body)}\n{RECALL_POINTER}\n"
-            f"{REMEMBER_POINTER}")
+def _framed(task: str, body: str, tokens: int) -> str:
+    return (f"memory-custodian · context pack (task: {task}; {tokens} tokens before any cut) · {DATA_NOTICE}\n"
+            f"{fence(body)}\n{RECALL_POINTER}\n{REMEMBER_POINTER}")
 
 
 def _shown(result) -> list[tuple[str, bool]]:
@@ -222,22 +222,23 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
-TASKS_TITLE = "Open high-priority tasks"  # the session-start pack lists them last, under this heading
+TASKS_TITLE = "Open tasks (most recent first)"  # the session-start pack lists them last, under this heading
+TASK_SCAN = 50  # task checkpoints read to pick the most recent from (recall orders them by priority first)
 
 
-def _high_tasks(memory) -> list[tuple[str, str | None]]:
-    """Open high-priority task checkpoints (where the last session left off), as (line, note id)."""
+def _open_tasks(memory) -> list[tuple[str, str | None]]:
+    """Open task checkpoints of every priority (where the last sessions left off), most recent first,
+    as (line, note id), with a closing line counting the rest."""
     from ..ledger.frames import index_line
 
-    # Without a query recall orders by priority first: if the one past the shown ones is high
-    # too, there are more.
-    # Only the hits are used: no counting of what fell below the cutoff.
-    result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1, counts=False, ids=False)
-    high = [h for h in result.hits if h.note.priority == "high"]
+    result = memory.recall(None, kinds=("task",), limit=TASK_SCAN, counts="matched", ids=False)
+    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.id), reverse=True)
     lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
-                                               for h in high[:HIGH_TASKS]]
-    if len(high) > HIGH_TASKS:
-        lines.append(("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all", None))
+                                           for h in hits[:HIGH_TASKS]]
+    rest = len(hits) - len(lines) + (result.below_cutoff or 0)
+    if rest:
+        lines.append((f"{rest} more open task{'s' if rest != 1 else ''} — `memory_recall` with kinds [task] "
+                      "(or `memory-custodian recall --kind task`) lists them", None))
     return lines
 
 

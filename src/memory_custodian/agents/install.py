@@ -19,7 +19,7 @@ from ..errors import InvalidInput
 from ..fsutil import atomic_write, cache_dir, project_lock, read_utf8
 from ..project import DEFAULT_MEMORY_DIR
 from ..records import Record
-from . import hosts
+from . import hosts, managed_block
 from .launcher import Launcher, current_launcher, is_our_command
 
 SERVER_NAME = "memory-custodian"
@@ -101,7 +101,7 @@ def _without_block(text: str, begin: str, end: str) -> str:
     if not found:
         return text
     before, after = text[:found[0]], text[found[1]:]
-    if not after and before.endswith("\n\n"):
+    if before.endswith("\n\n") and (not after or after.startswith("\n")):
         before = before[:-1]  # the blank line we put before the block
     return before + after
 
@@ -285,9 +285,18 @@ def _without_ours(current: str | None, begin: str, end: str, original: str | Non
 
 
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
-               original: str | None, has_original: bool, launcher: Launcher):
+               original: str | None, has_original: bool, launcher: Launcher, force: bool = False):
     """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
     path = os.path.join(memory.root_str, rel)
+    if kind == "md" and current is not None:
+        old_block = managed_block.find(current, rel, MD_BEGIN)  # MemoryCustodian 0.9's own block
+        if old_block is not None:
+            if remove:
+                current = managed_block.remove(current, old_block)
+                if MD_BEGIN not in current:
+                    return current if current.strip() else None
+                return _without_ours(current, MD_BEGIN, MD_END, original, has_original)
+            return managed_block.replace(current, old_block, snippet(memory, host)) if force else current
     if remove and not _contains_ours(path, kind, current):
         return current
     if kind == "md":
@@ -390,7 +399,8 @@ def wanted_hosts(agents) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def install_agents(memory, agents: list[str], remove: bool = False, launcher: Launcher | None = None) -> "InstallReport":
+def install_agents(memory, agents: list[str], remove: bool = False, launcher: Launcher | None = None,
+                   force: bool = False) -> "InstallReport":
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
     Returns {"action", "agents", "created", "changed", "unchanged", "removed": [paths], "command",
@@ -405,7 +415,7 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
     with project_lock(memory.memory_dir_str):
         store_path = os.path.join(cache_dir(memory.memory_dir_str), ORIGINALS)
         originals = _load_originals(store_path)
-        plans = [_plan(memory, host, rel, kind, remove, originals, launcher)
+        plans = [_plan(memory, host, rel, kind, remove, originals, launcher, force)
                  for host in wanted for rel, kind in hosts.load(host).files]
         created, changed, unchanged, removed = [], [], [], []
         for rel, current, new in plans:
@@ -436,20 +446,24 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
         warnings.append(f"the command written is {launcher.command([])}, which looks temporary: once it is gone "
                         "the hooks find nothing — install memory-custodian for good (`pipx install` or `uv tool "
                         "install`), then rerun `memory-custodian init --agent`")
-    return InstallReport(action="remove" if remove else "install", agents=wanted, created=sorted(created),
-                         changed=sorted(changed), removed=sorted(removed), unchanged=sorted(unchanged),
-                         command=None if remove else launcher.command([]),
-                         command_kind=None if remove else launcher.kind, warnings=warnings)
+    report = InstallReport(action="remove" if remove else "install", agents=wanted, created=sorted(created),
+                           changed=sorted(changed), removed=sorted(removed), unchanged=sorted(unchanged),
+                           command=None if remove else launcher.command([]),
+                           command_kind=None if remove else launcher.kind, warnings=warnings)
+    report.update(managed_block.kept_report(plans, remove))
+    return report
 
 
-def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, launcher: Launcher):
+def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, launcher: Launcher,
+          force: bool = False):
     """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
     path = _confined(memory.root_str, rel)
     current = _read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
     has_original = rel in originals
     original = originals.get(rel)
-    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, launcher)
+    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, launcher,
+                         force)
     new = original if planned is RESTORE else form.encode(planned)
     if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
         originals[rel] = current  # the file as it was before we first touched it

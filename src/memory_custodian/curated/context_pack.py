@@ -70,6 +70,11 @@ class ReadResult(Record):
         return counts
 
     @property
+    def tokens(self) -> int:
+        """The pack's size: its loaded files and ledger sections, in tokens."""
+        return sum(m.tokens or 0 for m in self.modules if m.disposition == LOADED) + sum(s.tokens or 0 for s in self.sections)
+
+    @property
     def exit_code(self) -> int:
         return 1 if self.missing_required else 0
 
@@ -110,12 +115,14 @@ class ReadResult(Record):
             "problems": list(self.problems),
             "rendered": self.rendered,
             "sha256": self.sha256,
+            "tokens": self.tokens,
             "exit_code": self.exit_code,
         }
 
     def explain_text(self) -> str:
         out = ["## Explain", f"Task: {self.task} -> {self.canonical_task}"
-               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)")]
+               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)"),
+               f"Tokens: {self.tokens} in all"]
         for key in ("paths", "areas", "profiles", "rules"):
             if self.inputs.get(key):
                 out.append(f"{key.capitalize()}: {', '.join(self.inputs[key])}")

@@ -37,8 +37,12 @@ def _full(note, state: str = "active") -> str:
         lines.append(f"({PROVENANCE_FRAME.get(note.provenance, note.provenance)})")
     if note.paths:
         lines.append("paths: " + ", ".join(note.paths))
-    if note.body.strip() and note.body.strip() != note.title:
-        lines.append(note.body)
+    body = note.body.strip()
+    prefix = note.title[:-1] if note.title.endswith("…") else note.title
+    if body and body != note.title:
+        # a title taken from the text is not said twice: the body goes on where the title stopped
+        lines.append("…" + body[len(prefix):].lstrip() if prefix and body.startswith(prefix) and len(prefix) > 20
+                     else note.body)
     return "\n".join(lines)
 
 
@@ -122,8 +126,10 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
                              exclude_ids=tuple(shown), ids=False)
         else:
             res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
-        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
-                              tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
+        left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial
+        tail = res.footer() + " (`memory-custodian expand ID` for full notes)" if left_out else (
+            "`memory-custodian expand ID` for full notes" if res.hits else None)
+        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n", tail=tail))
     return sections
 
 
