@@ -31,7 +31,7 @@ def record(memory_dir, entry: dict, now: float | None = None) -> None:
     """Append one entry (one `write` on an O_APPEND descriptor: lines of concurrent hooks never mix)."""
     import time
 
-    entry = {"at": _iso(time.time() if now is None else now), **entry}
+    entry = {**entry, "at": _iso(time.time() if now is None else now)}
     path = store_path(memory_dir)
     line = (json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -42,6 +42,16 @@ def record(memory_dir, entry: dict, now: float | None = None) -> None:
         os.close(fd)
     if size > MAX_BYTES:
         _trim(path)
+
+
+def note_use(memory_dir, kind: str, door: str, ids) -> str | None:
+    """Log a recall or an expand (`kind`) through `door` (cli | mcp); a warning when the log could not
+    be written (the read itself still stands: its caller says the warning on stderr)."""
+    try:
+        record(memory_dir, {"kind": kind, "door": door, "ids": sorted(set(ids))})
+    except OSError as exc:
+        return f"memory-custodian: the usage log could not be written ({exc}); `stats` will undercount"
+    return None
 
 
 def _trim(path: str) -> None:
@@ -169,6 +179,13 @@ def _pairs(counts: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
 
 
+def summary_line(memory) -> str | None:
+    """The `status`/`doctor` line, or None when no hook or read was ever logged here."""
+    if not os.path.isfile(store_path(memory.memory_dir_str)):
+        return None
+    return report(memory).summary()
+
+
 def report(memory, *, now: float | None = None) -> AdoptionReport:
     """The adoption report over everything logged (newest session first)."""
     import time
@@ -177,8 +194,9 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     now_iso = _iso(time.time() if now is None else now)
     since = entries[0]["at"] if entries else now_iso
     writes = [(e["at"], e.get("kind"), e.get("actor")) for e in memory.ledger_events_since(None)
-              if e.get("op") == "create" and e.get("at", "") >= since and e.get("actor") != "auto"]
-    sessions = _sessions(entries, writes)
+              if e.get("op") == "create" and e.get("at", "") >= since]
+    # the automatic checkpoint is the harness writing, not the session recording what it learned
+    sessions = _sessions(entries, [w for w in writes if w[2] != "auto"])
     totals = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {},
               "recalls": sum(1 for e in entries if e.get("kind") == "recall"),
               "expands": sum(1 for e in entries if e.get("kind") == "expand"), "written": {}}

@@ -183,9 +183,16 @@ _TABLE = (
                 opt("--task", metavar="TASK", help="Task category for the session-start pack (default implementation)."),
                 MEMORY[0].replace(type=None),  # fail open: a bad folder is the hook's one line and exit 0
                 MEMORY[1],
-            ), "EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse, PreCompact; "
-               "gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails the host: any error is "
+            ), "EVENT is the host's event name (claude: SessionStart, UserPromptSubmit, PreToolUse, PreCompact, Stop, "
+               "SubagentStop, SessionEnd; codex: the same without SubagentStop and SessionEnd; gemini: SessionStart, "
+               "BeforeAgent, AfterTool, PreCompress, AfterAgent, SessionEnd). A hook never fails the host: any error is "
                "one line on stderr and exit 0. `init --agent` installs these."),
+    Command("stats", "agents", "agents:stats",
+            "Is memory used? Hooks fired, notes injected, recalls, expands, notes written, checkpoints; with flags.",
+            "memory-custodian stats --format json", DATA,
+            "Per session (newest first) and in total, from the hooks' usage log in .cache/ (owner-only, bounded) and "
+            "the ledger. Flags: the last sessions edited files and recorded nothing; a note injected 40 times and "
+            "never expanded; no hook for 7 days."),
     Command("merge-driver", "agents", "agents:merge_driver",
             "Merge one memory file as git asks (registered by `init` in .git/config; not run by hand).",
             "memory-custodian merge-driver curated %O %A %B %P", (
