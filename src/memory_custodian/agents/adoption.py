@@ -21,7 +21,10 @@ INJECTED_UNREAD = 40  # a note injected this often and never expanded: flagged
 QUIET_DAYS = 7  # no hook for this long: flagged (the wiring broke, or nobody works here)
 
 
-def store_path(memory_dir) -> str:
+def store_path(memory_dir, *, create: bool = True) -> str:
+    """The log's path; `create` makes the private `.cache/` if missing (readers never do)."""
+    if not create:
+        return os.path.join(os.fspath(memory_dir), ".cache", STORE)
     from ..fsutil import cache_dir
 
     return os.path.join(cache_dir(memory_dir), STORE)
@@ -100,7 +103,7 @@ def hook_entry(hook, injected: list[str], tokens: int, outcome: str | None, wrot
 def read_store(memory_dir) -> tuple[list[dict], int]:
     """The logged entries, oldest first, and how many lines could not be read (a torn write)."""
     try:
-        with open(store_path(memory_dir), "rb") as fh:
+        with open(store_path(memory_dir, create=False), "rb") as fh:
             raw = fh.read()
     except FileNotFoundError:
         return [], 0
@@ -181,7 +184,7 @@ def _pairs(counts: dict) -> str:
 
 def summary_line(memory) -> str | None:
     """The `status`/`doctor` line, or None when no hook or read was ever logged here."""
-    if not os.path.isfile(store_path(memory.memory_dir_str)):
+    if not os.path.isfile(store_path(memory.memory_dir_str, create=False)):
         return None
     return report(memory).summary()
 
@@ -211,7 +214,7 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
         totals["written"][key] = totals["written"].get(key, 0) + 1
     flags = _flags(memory, entries, sessions, now_iso, bool(writes) or bool(memory.notes()))
     return AdoptionReport(sessions=sessions, totals=totals, flags=flags, unreadable_lines=bad,
-                          store=os.path.relpath(store_path(memory.memory_dir_str), memory.root_str))
+                          store=os.path.relpath(store_path(memory.memory_dir_str, create=False), memory.root_str))
 
 
 def _sessions(entries: list[dict], writes: list[tuple]) -> list[SessionStats]:

@@ -13,6 +13,7 @@ import os
 from .checkpoint import session
 
 REQUEST_CHARS = 300
+MIN_REQUEST_WORDS = 3
 TITLE_REQUEST_CHARS = 60
 NOTE_IDS = 20
 TAG = "session-checkpoint"
@@ -21,7 +22,7 @@ REDACTED = "[redacted]"
 
 def keep_request(state, memory_dir, prompt: str) -> None:
     """Keep the user's latest request for the checkpoint, credentials redacted (never on disk raw)."""
-    if prompt.strip():
+    if len(prompt.split()) >= MIN_REQUEST_WORDS:  # "thanks!" is not what the session was doing
         session(state, memory_dir)["request"] = redact(prompt.strip()[:REQUEST_CHARS * 2])[:REQUEST_CHARS]
 
 
