@@ -83,6 +83,12 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None
                                        _captured(streams[1]), _captured(streams[2]))
 
 
+def describe_brief(root) -> None:
+    """Replace init's template brief, which check and doctor report (as MemoryCustodian 0.9.1 does)."""
+    (Path(root) / "docs" / "memory" / "brief.md").write_text(
+        "# Brief\n\nA small invoicing service; these tests exercise its memory.\n", encoding="utf-8")
+
+
 @pytest.fixture
 def cli():
     return run_cli
