@@ -28,6 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TRUTH = HERE / "recall"
+# the truth sets, each a project and its splits: software notes, and dialogue turns (conversational memory)
+SETS = {"software": TRUTH, "conversation": HERE / "conversation"}
 NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 
@@ -94,9 +96,9 @@ def patched(overrides: dict):
             setattr(ranking, name, value)
 
 
-def fresh_memory(workdir: Path, name: str) -> Memory:
+def fresh_memory(workdir: Path, name: str, truth: Path = TRUTH) -> Memory:
     root = workdir / name
-    shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))
+    shutil.copytree(truth / "project", root, ignore=shutil.ignore_patterns(".cache"))
     memory = Memory.open(root)
     memory.notes()  # build the index outside the timings
     return memory
@@ -114,17 +116,21 @@ def time_recall(memory: Memory, queries: list[dict]) -> float:
 
 
 def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
-    rows = []
     with patched(overrides):
-        memory = fresh_memory(workdir, name)
-        for split in SPLITS:
-            path = TRUTH / f"truth-{split}.jsonl"
-            report = evaluate(memory, path, k=10, limit=10, now=NOW)
-            o = report["overall"]
-            rows.append({"variant": name, "split": split, "recall@5": o["recall@5"], "recall@10": o["recall@10"],
-                         "mrr": o["mrr"], "ndcg@10": o["ndcg@10"], "miss_rate": o["miss_rate"],
-                         "misses": report["miss_classes"], "ms": time_recall(memory, load_truth(path)),
-                         "by_category": {c: g["recall@10"] for c, g in report.get("by_category", {}).items()}})
+        return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
+
+
+def _variant_rows(name: str, set_name: str, truth: Path, workdir: Path) -> list[dict]:
+    rows = []
+    memory = fresh_memory(workdir, f"{name}-{set_name}", truth)
+    for split in SPLITS:
+        path = truth / f"truth-{split}.jsonl"
+        report = evaluate(memory, path, k=10, limit=10, now=NOW)
+        o = report["overall"]
+        rows.append({"variant": name, "set": set_name, "split": split, "recall@5": o["recall@5"],
+                     "recall@10": o["recall@10"], "mrr": o["mrr"], "ndcg@10": o["ndcg@10"], "miss_rate": o["miss_rate"],
+                     "misses": report["miss_classes"], "ms": time_recall(memory, load_truth(path)),
+                     "by_category": {c: g["recall@10"] for c, g in report.get("by_category", {}).items()}})
     return rows
 
 
@@ -175,10 +181,16 @@ def have_rank_bm25() -> bool:
 
 
 def run_rank_bm25(workdir: Path) -> list[dict]:
-    base = Bm25Baseline(fresh_memory(workdir, "rank-bm25"))
+    rows = []
+    for set_name, truth in SETS.items():
+        rows.extend(_rank_bm25_rows(Bm25Baseline(fresh_memory(workdir, f"rank-bm25-{set_name}", truth)), set_name, truth))
+    return rows
+
+
+def _rank_bm25_rows(base, set_name: str, truth: Path) -> list[dict]:
     rows = []
     for split in SPLITS:
-        queries = load_truth(TRUTH / f"truth-{split}.jsonl")
+        queries = load_truth(truth / f"truth-{split}.jsonl")
         per, classes, passes = [], {}, []
         for _ in range(3):
             started = time.perf_counter()
@@ -196,7 +208,7 @@ def run_rank_bm25(workdir: Path) -> list[dict]:
                     classes[c] = classes.get(c, 0) + 1
         n = len(per)
         pairs = sum(len(q["relevant"]) for q in queries)
-        rows.append({"variant": "rank-bm25 (PyPI)", "split": split,
+        rows.append({"variant": "rank-bm25 (PyPI)", "set": set_name, "split": split,
                      "recall@5": round(sum(p[0] for p in per) / n, 4), "recall@10": round(sum(p[1] for p in per) / n, 4),
                      "mrr": round(sum(p[2] for p in per) / n, 4), "ndcg@10": round(sum(p[3] for p in per) / n, 4),
                      "miss_rate": round(sum(classes.values()) / pairs, 4), "misses": dict(sorted(classes.items())),
@@ -251,11 +263,11 @@ def fmt_misses(m: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    head = f"{'variant':<25} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
+    head = f"{'variant':<25} {'set':<12} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['variant']:<25} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
+        print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
               f"{r['ndcg@10']:>6.3f} {r['ms']:>6.2f}  {fmt_misses(r['misses'])}")
 
 
@@ -284,10 +296,10 @@ def main(argv=None) -> int:
     if args.categories:
         cats = sorted({c for r in rows for c in r["by_category"]})
         print("\nrecall@10 by category:")
-        print(f"{'variant':<25} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
+        print(f"{'variant':<25} {'set':<12} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
         for r in rows:
             if r["by_category"]:
-                print(f"{r['variant']:<25} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
+                print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
     if pypi:
         print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")
         print(f"{'notes in ledger':<28} {'ours R@10':>9} {'rank-bm25 R@10':>14} {'ours ms/q':>9} {'rank-bm25 ms/q':>14}")

@@ -13,7 +13,7 @@ November 2026; each session opens with small talk, then each speaker tells one o
 city, a hobby) in one of several wordings, the friend reacts, and some events get a follow-up turn
 with a detail. Every event yields questions from its question templates, naming the person; the
 relevant notes are the turns that say it (the statement, and the detail turn where the question
-asks for the detail). Queries are split per category into train and a held-out test third.
+asks for the detail). A held-out third of the event kinds is the test split (`split_by_event`).
 
     .venv/bin/python benchmarks/conversation/make_conversation.py
 
@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
-from make_truth import NOW, Builder, split  # noqa: E402
+from make_truth import NOW, Builder  # noqa: E402
 
 from events import EVENTS, FILLER, PEOPLE, REACTIONS  # noqa: E402
 
@@ -111,7 +111,7 @@ def _session(chat: Chat, session: int, when: datetime, events: dict, add_query) 
                 keys = [said] if which == "say" else [detail] if which == "detail" else [said, detail]
                 if None in keys:
                     continue
-                add_query(category, _fill(template, speaker, friend, slots), keys)
+                add_query(category, ev["key"], _fill(template, speaker, friend, slots), keys)
     for _ in range(b.rng.randint(2, 4)):
         speaker = first if chat.n % 2 == 0 else second
         friend = second if speaker == first else first
@@ -122,8 +122,9 @@ def build():
     b = Builder(seed=19)
     queries: list[dict] = []
 
-    def add_query(category, text, keys):
-        queries.append({"category": category, "query": text, "relevant": [b.notes[k]["id"] for k in keys]})
+    def add_query(category, event, text, keys):
+        queries.append({"category": category, "event": event, "query": text,
+                        "relevant": [b.notes[k]["id"] for k in keys]})
 
     for i in range(0, len(PEOPLE), 2):
         pair = (PEOPLE[i], PEOPLE[i + 1])
@@ -134,6 +135,17 @@ def build():
             _session(chat, session, when, events, add_query)
             when += timedelta(days=b.rng.randint(14, 24), hours=b.rng.randint(-3, 3))
     return b, queries
+
+
+def split_by_event(queries: list[dict], seed: int = 23) -> tuple[list[dict], list[dict]]:
+    """A held-out third of the event kinds: no wording of a test question or of its evidence was
+    seen in train, so whatever is tuned on train (stop words, word forms) must generalise."""
+    import random
+
+    keys = sorted({q["event"] for q in queries})
+    random.Random(seed).shuffle(keys)
+    held = set(keys[::3])
+    return [q for q in queries if q["event"] not in held], [q for q in queries if q["event"] in held]
 
 
 def write(b: Builder, queries: list[dict]) -> None:
@@ -154,7 +166,7 @@ def write(b: Builder, queries: list[dict]) -> None:
     dump(HERE / "corpus.jsonl", sorted(b.notes.values(), key=lambda r: r["id"]))
     for i, q in enumerate(queries):
         q["id"] = f"c{i + 1:03d}"
-    train, test = split(queries, seed=23)
+    train, test = split_by_event(queries)
     dump(HERE / "truth.jsonl", queries)
     dump(HERE / "truth-train.jsonl", sorted(train, key=lambda q: q["id"]))
     dump(HERE / "truth-test.jsonl", sorted(test, key=lambda q: q["id"]))
