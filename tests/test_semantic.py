@@ -82,3 +82,36 @@ def test_the_hooks_account_never_loads_the_channel(mem, on):
     mem.remember("We brought a little dog home from the shelter")
     assert mem.recall("adopted a puppy", counts="matched").channels is None
     assert mem.recall("adopted a puppy", counts=False).channels is None
+
+
+def _truth(tmp_path, rows):
+    import json
+
+    path = tmp_path / "truth.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_eval_reports_miss_stages_per_channel_lexical_only(mem, tmp_path, monkeypatch):
+    from memory_custodian.ledger.evaluate import evaluate, render_text
+
+    monkeypatch.setenv(semantic.ENV, "0")
+    dog = mem.remember("We brought a little dog home from the shelter")
+    gotcha = mem.remember("the cache lock is taken first", kind="gotcha")
+    report = evaluate(mem, _truth(tmp_path, [{"query": "adopted a puppy", "relevant": [dog.id]},
+                                             {"query": "cache lock", "relevant": [gotcha.id], "kind": ["finding"]}]))
+    assert report["channels"] == ["lexical"]
+    assert report["miss_stages_by_channel"] == {"lexical": {"filtered": 1, "unmatched": 1}}
+    assert "misses by channel: lexical 1 filtered, 1 unmatched" in render_text(report)
+
+
+@needs_model
+def test_eval_says_which_channel_lost_a_miss(mem, tmp_path, on):
+    from memory_custodian.ledger.evaluate import evaluate
+
+    dog = mem.remember("We brought a little dog home from the shelter")
+    other = mem.remember("the invoice totals round half up")
+    report = evaluate(mem, _truth(tmp_path, [{"query": "adopted a puppy", "relevant": [dog.id, other.id]}]), limit=1)
+    assert report["channels"] == ["lexical", "semantic"]
+    (miss,) = report["misses"]
+    assert miss["note"] == other.id and miss["channels"]["lexical"] == {"stage": "unmatched"}
