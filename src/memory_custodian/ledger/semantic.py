@@ -108,12 +108,23 @@ def matrix(index):
     return ids, mat
 
 
-def ranked(index, query: str, eligible: set[str]) -> list[tuple[str, float]]:
-    """The eligible notes at or above MIN_COSINE, most similar first (ties by id)."""
+def ranked(index, query: str, keep, depth: int) -> list[str]:
+    """The `depth` most similar notes at or above MIN_COSINE that `keep(ids)` (the caller's filters,
+    given a batch of ids, returns those that pass) lets through, most similar first (ties by id)."""
+    import numpy
+
     ids, mat = matrix(index)
     if not ids:
         return []
     sims = mat @ embed([query])[0]
-    out = [(note_id, float(s)) for note_id, s in zip(ids, sims.tolist()) if s >= MIN_COSINE and note_id in eligible]
-    out.sort(key=lambda p: (-p[1], p[0]))
-    return out
+    above = numpy.nonzero(sims >= MIN_COSINE)[0]
+    # a stable sort of the ids' order (ids are sorted) by similarity, highest first: ties by id
+    order = [ids[i] for i in above[numpy.argsort(-sims[above], kind="stable")].tolist()]
+    out: list[str] = []
+    start, batch = 0, 2 * depth
+    while start < len(order) and len(out) < depth:
+        chunk = order[start:start + batch]
+        passed = keep(chunk)
+        out.extend(n for n in chunk if n in passed)
+        start, batch = start + batch, batch * 4  # filters that keep few: wider batches
+    return out[:depth]
