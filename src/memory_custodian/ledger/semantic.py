@@ -11,7 +11,6 @@ turns it off), never required. Loading the model costs ~0.7 s, past a hook's bud
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 MODEL = "wordllama-l2_supercat-256"
@@ -52,6 +51,8 @@ def note_text(title: str, body: str, tags_text: str, paths_text: str) -> str:
 
 
 def digest(text: str) -> str:
+    import hashlib  # only where vectors are synced: OpenSSL's load is a fresh `recall`'s cost
+
     return hashlib.sha256(f"{MODEL}\0{text}".encode("utf-8")).hexdigest()[:20]
 
 
