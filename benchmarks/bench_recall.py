@@ -144,6 +144,15 @@ def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
             os.environ[semantic.ENV] = saved
 
 
+def run_isolated(name: str, workdir: Path) -> list[dict]:
+    """`run_variant` in a fresh process: a variant that changes the tokenizer leaves state behind in
+    SQLite and the module caches that skewed every variant measured after it in the same process."""
+    out = workdir / f"rows-{len(list(workdir.glob('rows-*')))}.json"
+    subprocess.run([sys.executable, __file__, "--variant", name, "--no-pypi", "--json", str(out)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def _variant_rows(name: str, set_name: str, truth: Path, workdir: Path) -> list[dict]:
     rows = []
     memory = fresh_memory(workdir, f"{name}-{set_name}", truth)
@@ -308,7 +317,7 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
         for name in names:
-            rows.extend(run_variant(name, VARIANTS[name], Path(tmp)))
+            rows.extend(run_isolated(name, Path(tmp)) if len(names) > 1 else run_variant(name, VARIANTS[name], Path(tmp)))
         pypi = not args.no_pypi and have_rank_bm25()
         if pypi:
             rows.extend(run_rank_bm25(Path(tmp)))
