@@ -264,6 +264,7 @@ def add_distractors(root: Path, notes: int, workdir: Path) -> None:
 def head_to_head(workdir: Path, extra: int, rounds: int = 7) -> dict:
     """Ours (the committed ranker) and rank-bm25 on the test split, timed in interleaved passes over
     the same queries (min of `rounds`), so machine load hits both alike."""
+    os.environ[semantic.ENV] = "0"  # the lexical ranker, as CI runs it (bench_semantic.py times the fused one)
     name = f"h2h-{extra}"
     root = workdir / name
     shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))
