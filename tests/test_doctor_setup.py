@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import run_cli
+from conftest import describe_brief, run_cli
 from test_git_merge import git  # noqa: F401 — the fixture
 
 from memory_custodian.memory import Memory
@@ -19,6 +19,7 @@ def project(git, tmp_path):
     git(tmp_path, "init", "-q", "-b", "main")
     memory = Memory.open(tmp_path)
     memory.init()
+    describe_brief(tmp_path)
     memory.export_enable()
     memory.remember("Always run make test before pushing.", kind="directive")
     return tmp_path, memory

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import run_cli
+from conftest import describe_brief, run_cli
 from test_git_merge import git  # noqa: F401 — the fixture
 
 from memory_custodian.memory import Memory
@@ -30,6 +30,7 @@ def repo(git, tmp_path):
     git(root, "init", "-q", "-b", "main")
     memory = Memory.open(root)
     assert memory.init(extended=True).merge_drivers == "registered"
+    describe_brief(root)
     memory.enable("areas/store", ["src/store/**"])
     memory.export_enable()
     memory.remember("Base directive on main.", kind="directive")
