@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 
 import pytest
 
@@ -160,3 +161,24 @@ def test_an_expand_clears_the_unread_flag(root):
     assert any("never expanded" in f for f in adoption.report(memory).flags)
     run_cli("expand", note, "--project-root", str(root))
     assert not any("never expanded" in f for f in adoption.report(memory).flags)
+
+
+def test_doctor_probes_write_nothing_back(root):
+    from memory_custodian.agents.writeback import PROBE_SESSION
+    from memory_custodian.host_doctor import DOCTOR_SESSION
+
+    assert PROBE_SESSION == DOCTOR_SESSION
+    call(root, "UserPromptSubmit", DOCTOR_SESSION, prompt="memory-custodian doctor: is the memory reachable?")
+    edit(root, DOCTOR_SESSION)
+    assert call(root, "Stop", DOCTOR_SESSION, stop_hook_active=False) == ""
+    call(root, "SessionEnd", DOCTOR_SESSION, reason="other")
+    assert Memory.open(root).notes() == [] and adoption.read_store(str(root / "docs" / "memory")) == ([], 0)
+
+
+def test_the_stop_hook_does_no_index_work(root):
+    code = ("import json, sys; from memory_custodian.agents.hooks import run_hook; "
+            "p = {'session_id': 's', 'cwd': sys.argv[1], 'hook_event_name': 'Stop', 'stop_hook_active': False}; "
+            "run_hook('claude', 'Stop', json.dumps(p), project_root=sys.argv[1]); "
+            "print(sorted(m for m in sys.modules if m in ('sqlite3', 'memory_custodian.ledger.index')))")
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]", proc.stdout

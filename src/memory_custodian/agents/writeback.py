@@ -10,6 +10,11 @@ and `log` once per call, so the reading side and the writing side stay apart.
 from __future__ import annotations
 
 
+# `doctor` probes every wired hook under this session id (host_doctor.DOCTOR_SESSION; a test holds the
+# two equal, and importing host_doctor here would load subprocess on every hook): a probe is not work.
+PROBE_SESSION = "memory-custodian-doctor"
+
+
 def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | None, bool]:
     """(context to add, stop instruction, checkpoint outcome, whether the call wrote files).
     `guard(part, fn, *args)` runs a part that fails open: None, with the error named for the agent."""
@@ -17,6 +22,8 @@ def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | No
 
     memory_dir = memory.memory_dir_str
     wrote = False
+    if hook.session_id == PROBE_SESSION:
+        return "", None, None, False
     if hook.action == "start":
         checkpoint.session(state, memory_dir)  # the session's baseline: what a later write changes
     elif hook.action == "file":
@@ -52,6 +59,8 @@ def log(memory, hook, before: dict, state, context: str, outcome: str | None, wr
     """One line in the adoption log: what this call injected, and what the checkpoint did."""
     from .adoption import hook_entry, record
 
+    if hook.session_id == PROBE_SESSION:
+        return
     after = state.data.get("injected") or {}
     injected = [note_id for note_id, seen in after.items() if before.get(note_id) != seen]
     tokens = 0
