@@ -182,3 +182,9 @@ def test_the_stop_hook_does_no_index_work(root):
             "print(sorted(m for m in sys.modules if m in ('sqlite3', 'memory_custodian.ledger.index')))")
     proc = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]", proc.stdout
+
+
+def test_a_rule_said_twice_is_nudged_once(root):
+    call(root, "SessionStart", "twice")
+    assert "standing rule" in call(root, "UserPromptSubmit", "twice", prompt="Never push directly to main.")
+    assert "standing rule" not in call(root, "UserPromptSubmit", "twice", prompt="Never push directly to main.")

@@ -51,7 +51,15 @@ def _on_prompt(memory_dir, state, prompt: str) -> str:
 
     keep_request(state, memory_dir, prompt)
     quote = standing_rule(prompt)
-    return nudge(quote) if quote else ""
+    if not quote:
+        return ""
+    from .checkpoint import session
+
+    nudged = session(state, memory_dir).setdefault("nudged", [])
+    if quote in nudged:
+        return ""  # said again: the agent was asked once this session
+    nudged[:] = (nudged + [quote])[-20:]
+    return nudge(quote)
 
 
 def log(memory, hook, before: dict, state, context: str, outcome: str | None, wrote: bool, guard,
