@@ -108,6 +108,9 @@ def export(notes, path=None, check: bool = False):
         written = not _holds(target, data)
         if written:
             fsutil.atomic_write(target, data)
+        from .mirror import record_export
+
+        record_export(notes.memory_dir, target)  # so the next automatic refresh can tell a hand edit
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
 
 
