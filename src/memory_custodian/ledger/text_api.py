@@ -181,7 +181,7 @@ def edit_checkin(notes, path, reason=None):
         _refuse_conflicts(notes, changes, current, shown)
         _clean_changes(changes, shown)
         events, report = build_events(changes, current, new_note_id=new_note_id,
-                                      supersede_reason=reason or "edited with `memory-custodian edit`")
+                                      supersede_reason="edited with `memory-custodian edit`")  # --reason: plan_changes
         written = ledger.append_txn(events, lookup=current.get) if events else []
     counts = {"create": 0, "supersede": 0, "revoke": 0}
     for row in report:
