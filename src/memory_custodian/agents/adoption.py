@@ -212,7 +212,7 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     for _, kind, actor in writes:
         key = f"{kind}/{actor}"
         totals["written"][key] = totals["written"].get(key, 0) + 1
-    flags = _flags(memory, entries, sessions, now_iso, bool(writes) or bool(memory.notes()))
+    flags = _flags(memory, entries, sessions, now_iso, lambda: bool(writes) or bool(memory.notes()))
     return AdoptionReport(sessions=sessions, totals=totals, flags=flags, unreadable_lines=bad,
                           store=os.path.relpath(store_path(memory.memory_dir_str, create=False), memory.root_str))
 
@@ -241,7 +241,7 @@ def _sessions(entries: list[dict], writes: list[tuple]) -> list[SessionStats]:
     return sorted(by.values(), key=lambda s: (s.last, s.session), reverse=True)
 
 
-def _flags(memory, entries, sessions, now_iso: str, memory_in_use: bool) -> list[str]:
+def _flags(memory, entries, sessions, now_iso: str, memory_in_use) -> list[str]:
     flags: list[str] = []
     silent = 0
     for s in sessions:  # newest first: the run of silent sessions up to now
@@ -257,7 +257,7 @@ def _flags(memory, entries, sessions, now_iso: str, memory_in_use: bool) -> list
         if days >= QUIET_DAYS:
             flags.append(f"no hook has fired for {days} days (last {hooks[-1][:10]}): the hook wiring may be "
                          "broken — run `memory-custodian doctor`")
-    elif memory_in_use:
+    elif memory_in_use():  # asked only when no hook ever fired: listing the notes costs a read
         flags.append("no hook has fired yet: the agents read no memory on their own — "
                      "`memory-custodian init --agent …`, then `memory-custodian doctor`")
     return flags
