@@ -188,3 +188,9 @@ def test_a_rule_said_twice_is_nudged_once(root):
     call(root, "SessionStart", "twice")
     assert "standing rule" in call(root, "UserPromptSubmit", "twice", prompt="Never push directly to main.")
     assert "standing rule" not in call(root, "UserPromptSubmit", "twice", prompt="Never push directly to main.")
+
+
+def test_a_ledger_with_notes_and_no_hook_ever_is_flagged(root):
+    Memory.open(root).remember("Ports are fixed", kind="gotcha")
+    assert any(f.startswith("no hook has fired yet") for f in adoption.report(Memory.open(root)).flags)
+    assert not (root / "docs" / "memory" / ".cache" / "adoption.jsonl").exists()
