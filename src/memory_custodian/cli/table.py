@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..agents.hosts import HOSTS
 from ..ledger.model import KINDS, RECALL_STATES
-from .spec import ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, opt, verb
+from .spec import (ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, kept_fields,
+                   opt, verb)
 
 PROG = "memory-custodian"
 GROUPS = ("curated", "ledger", "agents", "maintenance")
@@ -105,8 +106,8 @@ _TABLE = (
     Command("supersede", "ledger", "ledger:supersede",
             "Replace note ID by a new note with TEXT (same kind, tags and paths unless given); print the new id.",
             'memory-custodian supersede k7m2x9qa "Reset the test DB with make db-reset" --reason "new target"',
-            (NOTE_ID, TEXT, opt("--reason", required=True, help="Why the old note is replaced."), *NOTE_FIELDS,
-             ACTOR, *DATA)),
+            (NOTE_ID, TEXT, opt("--reason", required=True, help="Why the old note is replaced."),
+             *kept_fields(NOTE_FIELDS), ACTOR, *DATA)),
     verb("revoke", "Revoke note ID: it was wrong (shown only as a warning from now on).",
          'memory-custodian revoke k7m2x9qa --reason "the bug was fixed upstream"'),
     verb("flag-stale", "Flag note ID as possibly out of date (reinstate confirms it).",

@@ -68,7 +68,7 @@ class Host(Record):
               "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s")
     DEFAULTS = {"tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
                 "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
-                "hook_timeout_s": 60}  # Claude Code's and Gemini CLI's default; Codex's is 60 s too
+                "hook_timeout_s": 60}  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""
