@@ -232,7 +232,8 @@ def _open_tasks(memory) -> list[tuple[str, str | None]]:
     from ..ledger.frames import index_line
 
     result = memory.recall(None, kinds=("task",), limit=TASK_SCAN, counts="matched", ids=False)
-    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.id), reverse=True)
+    # the create event's id orders notes made in one millisecond (a note id is random)
+    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.created_event), reverse=True)
     lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
                                            for h in hits[:HIGH_TASKS]]
     rest = len(hits) - len(lines) + (result.below_cutoff or 0)
