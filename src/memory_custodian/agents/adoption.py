@@ -196,8 +196,11 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     entries, bad = read_store(memory.memory_dir_str)
     now_iso = _iso(time.time() if now is None else now)
     since = entries[0]["at"] if entries else now_iso
-    writes = [(e["at"], e.get("kind"), e.get("actor")) for e in memory.ledger_events_since(None)
-              if e.get("op") == "create" and e.get("at", "") >= since]
+    from .auto_checkpoint import written_since
+
+    # creates read from the shards (not a fold of the ledger): `status` prints this on every call;
+    # a create whose txn never completed would count, which only a `doctor` repair can settle anyway
+    writes = [(at, kind, actor) for at, _, kind, actor in written_since(memory.memory_dir_str, {}, since)]
     # the automatic checkpoint is the harness writing, not the session recording what it learned
     sessions = _sessions(entries, [w for w in writes if w[2] != "auto"])
     totals = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {},

@@ -45,14 +45,16 @@ def redact(text: str) -> str:
     return out if not scan(out) else "(withheld: it held what looks like a credential)"
 
 
-def written_since(memory_dir, offsets: dict) -> list[tuple[str, str, str]]:
-    """(note id, kind, actor) of every note created in the ledger after `offsets` (shard → size)."""
+def written_since(memory_dir, offsets: dict, since: str = "") -> list[tuple[str, str, str, str]]:
+    """(at, note id, kind, actor) of every note created in the ledger after `offsets` (shard → size)
+    and at or after `since` (ISO UTC; shards of earlier months are not read). Read straight from the
+    shards: a hook or `status` must not fold the whole ledger to learn what was written lately."""
     import json
 
     folder = os.path.join(os.fspath(memory_dir), "ledger")
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, str, str]] = []
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl") and n[:7] >= since[:7])
     except FileNotFoundError:
         return []
     for name in names:
@@ -60,13 +62,16 @@ def written_since(memory_dir, offsets: dict) -> list[tuple[str, str, str]]:
             fh.seek(int(offsets.get(name, 0)))
             tail = fh.read()
         for raw in tail.split(b"\n"):
+            if b'"op":"create"' not in raw:
+                continue
             try:
                 event = json.loads(raw)
             except ValueError:
                 continue  # a torn last line: the ledger's own reader reports it
-            if isinstance(event, dict) and event.get("op") == "create":
-                found.append((str(event.get("note")), str(event.get("kind")), str(event.get("actor"))))
-    return found
+            if isinstance(event, dict) and str(event.get("at", "")) >= since:
+                found.append((str(event.get("at")), str(event.get("note")), str(event.get("kind")),
+                              str(event.get("actor"))))
+    return sorted(found)
 
 
 def body_text(wb: dict, branch: str | None, written: list[str]) -> str:
@@ -86,7 +91,7 @@ def write_checkpoint(memory, state) -> str | None:
     from ..ledger.inputs import current_branch
 
     wb = session(state, memory.memory_dir_str)
-    written = [n for n, _, actor in written_since(memory.memory_dir_str, wb.get("offsets") or {})
+    written = [n for _, n, _, actor in written_since(memory.memory_dir_str, wb.get("offsets") or {})
                if actor != "auto"]
     if not (wb.get("request") or wb.get("session_files") or written):
         return None
