@@ -3,6 +3,7 @@ supersession, the rule detector, the usage log's bounds, and `stats` over a repl
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import stat
@@ -10,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from memory_custodian import Memory
@@ -194,3 +197,11 @@ def test_a_ledger_with_notes_and_no_hook_ever_is_flagged(root):
     Memory.open(root).remember("Ports are fixed", kind="gotcha")
     assert any(f.startswith("no hook has fired yet") for f in adoption.report(Memory.open(root)).flags)
     assert not (root / "docs" / "memory" / ".cache" / "adoption.jsonl").exists()
+
+
+@given(st.datetimes(min_value=datetime.datetime(1970, 1, 1), max_value=datetime.datetime(2400, 12, 31)))
+def test_iso_seconds_is_the_calendar_s(moment):
+    import calendar
+
+    iso = moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    assert adoption.iso_seconds(iso) == calendar.timegm(moment.timetuple())

@@ -256,7 +256,7 @@ def _flags(memory, entries, sessions, now_iso: str, memory_in_use) -> list[str]:
     flags.extend(_unread(memory, entries))
     hooks = [e["at"] for e in entries if e.get("kind") == "hook"]
     if hooks:
-        days = (_seconds(now_iso) - _seconds(hooks[-1])) // 86400
+        days = (iso_seconds(now_iso) - iso_seconds(hooks[-1])) // 86400
         if days >= QUIET_DAYS:
             flags.append(f"no hook has fired for {days} days (last {hooks[-1][:10]}): the hook wiring may be "
                          "broken — run `memory-custodian doctor`")
@@ -288,8 +288,11 @@ def _unread(memory, entries) -> list[str]:
     return out
 
 
-def _seconds(iso: str) -> int:
-    import calendar
-    import time
-
-    return calendar.timegm(time.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S"))
+def iso_seconds(iso: str) -> int:
+    """Seconds since the epoch of an ISO UTC time (calendar and datetime cost `status` ~5 ms to import)."""
+    y, m, d = int(iso[0:4]), int(iso[5:7]), int(iso[8:10])
+    y -= m <= 2  # days from civil (H. Hinnant): the year starts in March, so leap days fall last
+    era = y // 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + (y - era * 400) * 365 + (y - era * 400) // 4 - (y - era * 400) // 100 + doy - 719468
+    return days * 86400 + int(iso[11:13]) * 3600 + int(iso[14:16]) * 60 + int(iso[17:19])
