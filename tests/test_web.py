@@ -158,3 +158,15 @@ def test_browse_pages_through_every_note_newest_first(tmp_path):
         memory.browse(states=["forgotten"])
     with pytest.raises(InvalidInput):
         memory.browse(limit=0)
+
+
+def test_the_doctor_page_lists_what_doctor_finds(tmp_path):
+    memory = Memory.open(tmp_path)
+    memory.init()
+    memory.remember("a note")
+    shard = next((tmp_path / "docs" / "memory" / "ledger").glob("*.jsonl"))
+    with shard.open("a") as f:
+        f.write('{"v":1,"id":"01JD')  # a torn last line, as a killed writer leaves it
+    with running(tmp_path) as server:
+        status, _, body = fetch(server, "/doctor")
+    assert status == 200 and "problems" in body and "doctor --repair" in body and "torn" in body.lower()

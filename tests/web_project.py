@@ -14,6 +14,8 @@ from memory_custodian.web.server import make_server
 SCRIPT = "<script>alert('pwned')</script>"
 ATTRIBUTE = "\"><img src=x onerror=alert(1)> ' onmouseover='alert(2)"
 BIDI = "safe\u202etxt.exe"
+DECISIONS = ("SQLite WAL", "one writer lock", "ULID event ids", "UTC timestamps", "JSON lines", "monthly shards",
+             "FTS5 ranking", "atomic renames", "flock locking", "union merges", "export mirrors", "typed records")
 
 
 def build_project(root) -> dict:
@@ -21,6 +23,10 @@ def build_project(root) -> dict:
     memory = Memory.open(root)
     memory.init()
     memory.add("Keep the store's journal append-only", "decision", reasons=["crash safety comes first"])
+    for topic in DECISIONS:  # enough that the decisions file runs over its budget and the pack says what it left
+        memory.add(f"Use {topic} for the service and keep the choice documented in its module, with the "
+                   "measurement that chose it and the alternative it was weighed against", "decision",
+                   reasons=[f"{topic} was measured against the alternatives on the production workload"])
     ids = {}
     ids["rule"] = memory.remember("Never edit a ledger shard by hand; use edit.", kind="directive", priority="high",
                                   title="Never edit a ledger shard by hand", tags=("ledger",)).id
@@ -49,6 +55,7 @@ def build_project(root) -> dict:
         {"query": "retry backoff", "relevant": [ids["new"]]},
         {"query": "proxy port runners", "relevant": [ids["revoked"]]},
         {"query": "wheel cache", "relevant": [ids["stale"]]},
+        {"query": "kubernetes helm chart", "relevant": [ids["rule"]]},
     )) + "\n")
     ids["truth"] = str(truth)
     return ids

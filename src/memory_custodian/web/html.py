@@ -40,6 +40,10 @@ form.filters label { display: flex; flex-direction: column; font-size: 12px; col
 form.filters input, form.filters select { font: inherit; padding: 3px 6px; min-width: 120px; }
 button { font: inherit; padding: 4px 14px; }
 meter { width: 180px; height: 14px; vertical-align: middle; }
+.nowrap { white-space: nowrap; }
+.badge.outcome-loaded { background: #dcf3e3; }
+.badge.outcome-skipped, .badge.outcome-missing-optional { background: #ececec; }
+.badge.outcome-missing-required { background: #fbd9d3; }
 .muted { color: var(--muted); } .warn { color: var(--warn); font-weight: 600; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 12px; background: #e6edf5; }
 .state-active { background: #dcf3e3; } .state-stale { background: #fff1c2; } .state-revoked { background: #fbd9d3; }
@@ -148,6 +152,15 @@ def field_value(params: dict, name: str) -> str:
 def field_list(params: dict, name: str) -> list[str]:
     """Every value of a parameter, comma-separated lists split, blanks dropped."""
     return [v.strip() for raw in params.get(name) or [] for v in raw.split(",") if v.strip()]
+
+
+def outcome(disposition: str) -> str:
+    """What became of a module considered for the pack (loaded, skipped, missing-…) as a badge."""
+    return f'<span class="badge outcome-{esc(disposition)}">{esc(disposition)}</span>'
+
+
+def checkbox(name: str, label: str, checked: bool) -> str:
+    return f'<label>{esc(label)}<input type=checkbox name={name} value=1{" checked" if checked else ""}></label>'
 
 
 def select(name: str, label: str, choices, chosen: str) -> str:

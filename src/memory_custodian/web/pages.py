@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..curated.routing import CANONICAL_TASKS
 from ..ledger.model import KINDS, PROVENANCES, STATES
-from .html import (badge, budget_bar, esc, field_list, field_value, href, layout, select, table,
-                   text_input)
+from .html import (badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select,
+                   table, text_input)
 
 PAGE_SIZE = 50
 BROWSE_STATES = tuple(s for s in STATES if s != "forgotten")
@@ -34,7 +34,7 @@ def _explain(result) -> str:
     rows = []
     for m in result.modules:
         loaded = m.disposition == "loaded"
-        what = badge("active" if loaded else "expired") + " " + esc(m.disposition)
+        what = outcome(m.disposition)
         if m.reason != m.disposition:
             what += f' <span class=muted>({esc(m.reason)})</span>'
         size = budget_bar(m.tokens, m.budget) if loaded else ""
@@ -44,8 +44,9 @@ def _explain(result) -> str:
             size += " <span class=warn>oversized first entry kept whole</span>"
         rows.append((esc(m.module), what, size, esc(m.detail)))
     for s in result.sections:
-        rows.append((esc(s.name), badge("active") + " loaded (ledger)", budget_bar(s.tokens, s.budget),
-                     f"{len(s.note_ids)} notes"))
+        count = len(s.note_ids)
+        rows.append((esc(s.name), outcome("loaded") + " <span class=muted>(ledger)</span>",
+                     budget_bar(s.tokens, s.budget), f"{count} note{'' if count == 1 else 's'}"))
     out = head + "<h2>What loaded and what did not</h2>" + table(("module", "outcome", "tokens against budget",
                                                                    "why"), rows)
     budgeted = [o for o in result.omissions if o.reason == "omitted-by-budget"]
@@ -70,6 +71,7 @@ def ledger_page(memory, params: dict, base: str) -> str:
             + select("kind", "kind", KINDS, want["kind"]) + select("state", "state", BROWSE_STATES, want["state"])
             + select("provenance", "provenance (browsing only)", PROVENANCES, want["provenance"])
             + text_input("tag", "tags", ", ".join(tags)) + text_input("path", "paths", ", ".join(paths))
+            + checkbox("all", "search every state", bool(field_value(params, "all")))
             + "<button>Filter</button></form>")
     one = lambda name: [want[name]] if want[name] else []  # noqa: E731
     if want["q"]:
@@ -91,7 +93,7 @@ _HEAD = ("note", "kind/priority", "title", "state", "provenance", "tags", "paths
 def _note_row(note, state, base) -> tuple:
     return (f'<a href="{href(base, "/note/" + note.id)}">#{esc(note.id)}</a>', esc(f"{note.kind}/{note.priority}"),
             esc(note.title), badge(state), esc(note.provenance), esc(", ".join(note.tags)),
-            esc(", ".join(note.paths)), esc(note.created_at[:10]))
+            esc(", ".join(note.paths)), f"<span class=nowrap>{esc(note.created_at[:10])}</span>")
 
 
 def _recall_table(memory, want, one, tags, paths, page, base, params) -> str:
@@ -100,22 +102,25 @@ def _recall_table(memory, want, one, tags, paths, page, base, params) -> str:
         return ("<p class=warn>Recall never filters by provenance (trust changes a note's frame, not whether "
                 "it is found): clear the provenance field to search, or clear the search to browse by it.</p>")
     states = one("state")
+    every = bool(field_value(params, "all"))
     result = memory.recall(want["q"], kinds=one("kind"), tags=tags, paths=paths, states=states,
-                           limit=PAGE_SIZE * page, ids=False)
+                           include_all=every, limit=PAGE_SIZE * page, ids=False)
     hits = result.hits[(page - 1) * PAGE_SIZE:]
     rows = [(str(h.rank), *_note_row(h.note, h.state, base)) for h in hits]
     more = len(result.hits) == PAGE_SIZE * page and result.below_cutoff > 0
     return (f"<p>Recall for \u201c{esc(want['q'])}\u201d, ranked; page {page}.</p>" + _pager(base, params, page, more)
             + table(("rank", *_HEAD), rows, num=(0,))
-            + f"<p class=footer-line>Not shown: {esc(result.footer())}</p>")
+            + f"<p class=footer-line>Not shown: {esc(result.footer())}"
+            + (" <span class=muted>(here: tick \u201csearch every state\u201d)</span>" if result.excluded and not every
+               else "") + "</p>")
 
 
 def _pager(base, params, page, more) -> str:
     keep = [(k, v) for k, vs in sorted(params.items()) if k != "page" for v in vs]
-    prev = (f'<a href="{href(base, "/ledger", keep + [("page", str(page - 1))])}">\u2190 newer</a>'
-            if page > 1 else "<span class=muted>\u2190 newer</span>")
-    nxt = (f'<a href="{href(base, "/ledger", keep + [("page", str(page + 1))])}">older \u2192</a>'
-           if more else "<span class=muted>older \u2192</span>")
+    prev = (f'<a href="{href(base, "/ledger", keep + [("page", str(page - 1))])}">\u2190 previous</a>'
+            if page > 1 else "<span class=muted>\u2190 previous</span>")
+    nxt = (f'<a href="{href(base, "/ledger", keep + [("page", str(page + 1))])}">next \u2192</a>'
+           if more else "<span class=muted>next \u2192</span>")
     return f"<div class=pager>{prev}{nxt}</div>"
 
 

@@ -26,9 +26,10 @@ def eval_page(memory, truth: str | None, base: str) -> str:
                 ("group", "expected notes", f"recall@{k}", "miss rate"),
                 [(esc(name), str(g["pairs"]), f"{g[f'recall@{k}']:.3f}", f"{g['miss_rate']:.3f}")
                  for name, g in report[key].items()], num=(1, 2, 3))
-    misses = "<h2>Every miss</h2>" + (table(("query", "note", "stage", "title"), [
-        (esc(m["query"]), f'<a href="{href(base, "/note/" + m["note"])}">#{esc(m["note"])}</a>', esc(_stage(m)),
-         esc(m["title"])) for m in report["misses"]]) if report["misses"] else "<p>none: every expected note was shown</p>")
+    rows = [(esc(m["query"]), f'<a href="{href(base, "/note/" + m["note"])}">#{esc(m["note"])}</a>', esc(_stage(m)),
+             esc(m["title"])) for m in report["misses"]]
+    misses = "<h2>Every miss</h2>" + (table(("query", "note", "stage", "title"), rows) if rows
+                                      else "<p>none: every expected note was shown</p>")
     problems = ""
     if report["truth_errors"] or report["forbidden_shown"]:
         problems = "<h2>Problems with the truth set</h2><ul>" + "".join(
