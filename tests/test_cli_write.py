@@ -171,13 +171,13 @@ def test_compact_enable_migrate_json(tmp_path):
     assert again.stdout.strip() == "areas/store.md is already enabled; nothing changed"
 
 
-def test_migrate_refuses_newer_protocol_exit_1(tmp_path):
+def test_migrate_refuses_newer_protocol_exit_2_as_memorycustodian_does(tmp_path):
     root = project(tmp_path)
     manifest = root / "docs" / "memory" / "manifest.md"
     manifest.write_text(manifest.read_text().replace("protocol_version: 0.5", "protocol_version: 1.2"))
     before = tree(root)
     result = cli(root, "migrate", "--apply")
-    assert result.returncode == 1 and "refusing to downgrade" in result.stderr
+    assert result.returncode == 2 and "refusing to downgrade" in result.stderr
     assert tree(root) == before
 
 
@@ -221,7 +221,7 @@ def _crash_then_recover(tmp_path: Path, name: str, args: list[str], writes: int,
     mid = tree(victim)
     assert mid != original and mid != expected  # really a mix: some files new, some old
     assert (victim / "docs" / "memory" / ".cache" / "journal.json").exists()
-    nxt = cli(victim, "compact")
+    nxt = cli(victim, "compact", "--apply")  # the next command that writes (a preview writes nothing)
     assert nxt.returncode == 0, nxt.stderr
     return expected, tree(victim), nxt
 
@@ -265,7 +265,7 @@ def test_recovery_refuses_when_a_file_was_edited_after_the_crash(tmp_path):
     manifest = root / "docs" / "memory" / "manifest.md"
     manifest.write_text(manifest.read_text() + "\n<!-- hand edit -->\n")
     before = tree(root)
-    result = cli(root, "compact")
+    result = cli(root, "compact", "--apply")
     assert result.returncode == 1 and "changed since" in result.stderr and "journal" in result.stderr
     assert tree(root) == before
 

@@ -2,7 +2,7 @@
 
 A write goes to a temp file in the same directory, is fsynced, renamed over the target, and the
 directory is fsynced, so a crash leaves the old bytes or the new ones, never a mix. Every
-read-modify-write holds the project lock (`.cache/lock`, an flock), re-entrant inside one process
+read-modify-write holds the project lock (`.cache/lock`, `locking.py`), re-entrant inside one process
 so a command can call helpers that lock too.
 
 Paths are handled as strings (`os.path`): the prompt hook goes through here on every prompt, and
@@ -81,6 +81,8 @@ def inside(path: str, folder: str) -> bool:
 
 
 def fsync_dir(directory) -> None:
+    if os.name == "nt":
+        return  # Windows cannot open a folder to fsync it; NTFS journals the rename itself
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -119,7 +121,9 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     except OSError as exc:
         raise disk_error(path, exc) from exc
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+        # O_BINARY: Windows would otherwise write every `\n` as `\r\n`
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0),
+                     0o644 if mode is None else mode)
         try:
             view = memoryview(payload)
             while view:
@@ -143,8 +147,8 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
         raise disk_error(path, exc, leftover) from exc
 
 
-def cache_dir(memory_dir) -> str:
-    """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
+def _real_cache(memory_dir) -> str:
+    """The `.cache/` path, refused when it is a symlink (it could lead a lock or a write elsewhere)."""
     cache = os.path.join(os.fspath(memory_dir), CACHE_DIR)
     if os.path.islink(cache):
         raise Corrupt(
@@ -152,6 +156,12 @@ def cache_dir(memory_dir) -> str:
             "(the cache is disposable) and run the command again",
             path=str(cache),
         )
+    return cache
+
+
+def cache_dir(memory_dir) -> str:
+    """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
+    cache = _real_cache(memory_dir)
     if not os.path.isdir(cache):
         try:
             os.mkdir(cache, 0o700)
@@ -173,11 +183,15 @@ def cache_dir(memory_dir) -> str:
 
 
 @contextlib.contextmanager
-def project_lock(memory_dir):
-    """Hold the project's exclusive lock (re-entrant within one thread)."""
-    import fcntl
+def project_lock(memory_dir, *, create: bool = True):
+    """Hold the project's exclusive lock (re-entrant within one thread).
 
-    lock_path = os.path.join(cache_dir(memory_dir), LOCK_FILE)
+    `create=False` is for commands that only read (previews): they wait for a writer that holds the
+    lock, but a folder no writer has touched yet gets no `.cache/` from them, so they write nothing."""
+    from . import locking
+
+    cache = cache_dir(memory_dir) if create else _real_cache(memory_dir)
+    lock_path = os.path.join(cache, LOCK_FILE)
     key = os.path.realpath(lock_path)
     counts = getattr(_held, "counts", None)
     if counts is None:
@@ -189,18 +203,24 @@ def project_lock(memory_dir):
         finally:
             counts[key] -= 1
         return
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | (os.O_CREAT if create else 0)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(lock_path, flags, 0o600)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        if create:
+            raise disk_error(lock_path, exc) from exc
+        yield  # no writer ever ran here: there is nothing to wait for
+        return
     except OSError as exc:
         raise disk_error(lock_path, exc) from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.acquire(fd)
         counts[key] = 1
         try:
             yield
         finally:
             counts[key] = 0
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            locking.release(fd)
     finally:
         os.close(fd)
 

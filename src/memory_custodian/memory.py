@@ -50,24 +50,34 @@ class Memory:
 
     # ---- curated: reading --------------------------------------------------------------------
 
-    def init(self, *, extended: bool = False, agents=(), remove: bool = False):
+    def init(self, *, extended: bool = False, agents=(), remove: bool = False, force_agent: bool = False,
+             repair: bool = False, replace_existing: bool = False, apply: bool = False):
         """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
 
         `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
         with `remove=True` only those are removed (all hosts' when none is named). Returns an
         `InitResult`. Here, not in the curated tier: that tier knows nothing of agent hosts.
+        `force_agent` replaces a MemoryCustodian 0.9 block in the hosts' Markdown files (`repair`
+        implies it, as in 0.9.1); `repair` and `replace_existing` (a preview unless `apply`) are
+        `curated.initializing.init_memory`'s.
         """
         from .curated.initializing import InitResult, init_memory, memory_rel
 
+        options = {"extended": extended, "repair": repair, "replace_existing": replace_existing, "apply": apply}
         if not agents and not remove:
-            return init_memory(self, extended=extended)
+            return init_memory(self, **options)
         from .agents.install import install_agents, wanted_hosts
 
         hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
         if remove:
             return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
-        result = init_memory(self, extended=extended)
-        result.agents = install_agents(self, hosts)
+        from .agents import hosts as host_modules, install, managed_block
+
+        managed_block.refuse_bad_markers(self.root_str, [host_modules.load(h) for h in hosts], install.MD_BEGIN)
+        result = init_memory(self, **options)
+        if replace_existing and not apply:
+            return result  # a preview writes nothing, agent files included
+        result.agents = install_agents(self, hosts, force=force_agent or repair)
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,

@@ -17,7 +17,7 @@ from ..errors import InvalidInput
 from ..fsutil import atomic_write, cache_dir, project_lock, read_utf8
 from ..project import DEFAULT_MEMORY_DIR
 from ..records import Record
-from . import hosts
+from . import hosts, managed_block
 
 SERVER_NAME = "memory-custodian"
 COMMAND_PREFIX = "memory-custodian "
@@ -100,7 +100,7 @@ def _without_block(text: str, begin: str, end: str) -> str:
     if not found:
         return text
     before, after = text[:found[0]], text[found[1]:]
-    if not after and before.endswith("\n\n"):
+    if before.endswith("\n\n") and (not after or after.startswith("\n")):
         before = before[:-1]  # the blank line we put before the block
     return before + after
 
@@ -284,9 +284,18 @@ def _without_ours(current: str | None, begin: str, end: str, original: str | Non
 
 
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
-               original: str | None, has_original: bool):
+               original: str | None, has_original: bool, force: bool = False):
     """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
     path = os.path.join(memory.root_str, rel)
+    if kind == "md" and current is not None:
+        old_block = managed_block.find(current, rel, MD_BEGIN)  # MemoryCustodian 0.9's own block
+        if old_block is not None:
+            if remove:
+                current = managed_block.remove(current, old_block)
+                if MD_BEGIN not in current:
+                    return current if current.strip() else None
+                return _without_ours(current, MD_BEGIN, MD_END, original, has_original)
+            return managed_block.replace(current, old_block, snippet(memory, host)) if force else current
     if remove and not _contains_ours(path, kind, current):
         return current
     if kind == "md":
@@ -389,7 +398,7 @@ def wanted_hosts(agents) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def install_agents(memory, agents: list[str], remove: bool = False) -> "InstallReport":
+def install_agents(memory, agents: list[str], remove: bool = False, force: bool = False) -> "InstallReport":
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
     Returns {"action", "agents", "changed": [paths], "unchanged": [paths], "removed": [paths]}.
@@ -402,7 +411,7 @@ def install_agents(memory, agents: list[str], remove: bool = False) -> "InstallR
     with project_lock(memory.memory_dir_str):
         store_path = os.path.join(cache_dir(memory.memory_dir_str), ORIGINALS)
         originals = _load_originals(store_path)
-        plans = [_plan(memory, host, rel, kind, remove, originals)
+        plans = [_plan(memory, host, rel, kind, remove, originals, force)
                  for host in wanted for rel, kind in hosts.load(host).files]
         changed, unchanged, removed = [], [], []
         for rel, current, new in plans:
@@ -425,18 +434,20 @@ def install_agents(memory, agents: list[str], remove: bool = False) -> "InstallR
             atomic_write(store_path, json.dumps(originals, sort_keys=True, ensure_ascii=False, indent=1) + "\n")
         elif os.path.exists(store_path):
             os.unlink(store_path)
-    return InstallReport(action="remove" if remove else "install", agents=wanted, changed=sorted(changed),
-                         removed=sorted(removed), unchanged=sorted(unchanged))
+    report = InstallReport(action="remove" if remove else "install", agents=wanted, changed=sorted(changed),
+                           removed=sorted(removed), unchanged=sorted(unchanged))
+    report.update(managed_block.kept_report(plans, remove))
+    return report
 
 
-def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict):
+def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, force: bool = False):
     """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
     path = _confined(memory.root_str, rel)
     current = _read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
     has_original = rel in originals
     original = originals.get(rel)
-    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original)
+    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, force)
     new = original if planned is RESTORE else form.encode(planned)
     if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
         originals[rel] = current  # the file as it was before we first touched it

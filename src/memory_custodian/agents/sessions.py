@@ -161,14 +161,14 @@ def _well_typed(data: dict) -> bool:
 @contextlib.contextmanager
 def open_session(memory_dir, session_id: str):
     """Load, lock and (on a clean exit) save the state of `session_id`."""
-    import fcntl
+    from .. import locking
 
     directory = sessions_dir(memory_dir)
     key = session_key(session_id or "no-session")
     path = os.path.join(directory, f"{key}.json")
     fd = os.open(os.path.join(directory, f"{key}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.acquire(fd)
         state = SessionState(path, _load(path))
         before = json.dumps(state.data, sort_keys=True)
         message = state.data.get("last_message")
@@ -180,7 +180,7 @@ def open_session(memory_dir, session_id: str):
             # a cache (`_load` rebuilds a damaged one): no fsync on every prompt's critical path
             atomic_write(path, json.dumps(state.data, sort_keys=True, ensure_ascii=False), mode=0o600, durable=False)
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        locking.release(fd)
         os.close(fd)
 
 

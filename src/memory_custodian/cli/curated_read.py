@@ -7,12 +7,24 @@ import sys
 from .output import Exit, echo, emit_json, open_memory
 
 
-def init(project_root, memory_dir, extended, agents, remove, fmt):
+def init(project_root, memory_dir, extended, agents, remove, force_agent, with_codex, with_claude, with_gemini,
+         repair, replace_existing, apply_, fmt):
     memory = open_memory(project_root, memory_dir)
-    result = memory.init(extended=extended, agents=agents, remove=remove)
+    agents = list(agents or []) + [h for h, on in (("codex", with_codex), ("claude", with_claude),
+                                                   ("gemini", with_gemini)) if on]
+    result = memory.init(extended=extended, agents=agents, remove=remove, force_agent=force_agent, repair=repair,
+                         replace_existing=replace_existing, apply=apply_)
     if fmt == "json":
         emit_json(result.to_dict())
         return
+    for path in result.replaced:
+        echo(f"{'replaced' if result.applied else 'replace'} {path}"
+             + ("  (has curated text that would be lost)" if path in result.overwrites and not result.applied else ""))
+    if replace_existing and not result.applied:
+        echo("preview; nothing changed — rerun with --replace-existing --apply to overwrite these files")
+        return
+    for path in result.repaired:
+        echo(f"repaired {path}")
     if not remove:
         for path in result.created:
             echo(f"created {path}")
@@ -25,6 +37,8 @@ def init(project_root, memory_dir, extended, agents, remove, fmt):
         for key in ("changed", "removed", "unchanged"):
             for path in report.get(key) or ():
                 echo(f"{key:<9} {path}")
+        for path in report.get("kept_09_block") or ():
+            echo(f"kept      {path} (its MemoryCustodian 0.9 block; --force-agent replaces it with ours)")
     elif report is not None:
         echo(str(report))
     if f"{result.memory_dir}/brief.md" in result.created:
@@ -81,3 +95,7 @@ def status(project_root, memory_dir, fmt):
         emit_json(result.to_dict())
     else:
         echo(result.text(), nl=False)
+    if result.problems:
+        from ..errors import ProblemsFound
+
+        raise ProblemsFound(f"{len(result.problems)} problem(s) in {result.memory_dir}; run check for details")

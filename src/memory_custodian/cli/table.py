@@ -23,15 +23,24 @@ _TABLE = (
                 opt("--agent", "agents", repeat=True, choices=(*HOSTS, "all"),
                     help="Also install this agent's entry points (repeatable)."),
                 flag("--remove", "Remove the agent entry points instead (with --agent; default all)."),
+                flag("--force-agent", "Replace a MemoryCustodian 0.9 block in AGENTS.md/CLAUDE.md/GEMINI.md with ours."),
+                flag("--with-codex", "Same as --agent codex (MemoryCustodian 0.9's spelling)."),
+                flag("--with-claude", "Same as --agent claude (MemoryCustodian 0.9's spelling)."),
+                flag("--with-gemini", "Same as --agent gemini (MemoryCustodian 0.9's spelling)."),
+                flag("--repair", "Also add what manifest.md lacks (protocol metadata, routes, module index), "
+                                 "keeping every curated file, unknown metadata and comments."),
+                flag("--replace-existing", "Preview replacing every existing core file with init's template; "
+                                           "--apply writes it (curated text is lost)."),
+                flag("--apply", "With --replace-existing: write the replacement.", dest="apply_"),
                 FORMAT,
             ), "Also creates the private .cache/ folder and a .gitattributes rule so git merges the ledger by union."),
     Command("read", "curated", "curated_read:read",
             "Print the context pack for a task: routed files packed to budget, then what was left out.",
             "memory-custodian read --task implementation --path src/app.py", (
                 *MEMORY,
-                opt(("--task", "-t"), required=True, metavar="TASK",
+                opt(("--task", "-t"), default="default", metavar="TASK",
                     help="planning, implementation, artifact, preferences, history, maintenance, general — "
-                         "or an alias."),
+                         "or an alias (default: default, as in MemoryCustodian 0.9.1)."),
                 opt("--area", "areas", repeat=True, metavar="NAME", help="Also load areas/NAME.md (repeatable)."),
                 opt("--profile", "profiles", repeat=True, metavar="NAME",
                     help="Also load profiles/NAME.md (repeatable)."),

@@ -3,18 +3,20 @@
 Finding codes, problems (exit 1): core-missing, manifest-invalid, manifest-lookalike-heading,
 manifest-section-missing, route-missing, route-escapes, index-missing, not-indexed, over-budget,
 oversized-entry, unclosed-fence, not-utf8, protocol-missing, protocol-unsupported,
-interrupted-write. Warnings (reported, exit 0): uncurated-brief, long-entry, unused-task-heading,
-duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-gitignore-missing.
+interrupted-write, uncurated-brief, long-entry. Warnings (reported, exit 0): unused-task-heading,
+duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-gitignore-missing,
+machine-specific-path.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from .. import fsutil
 from ..errors import CustodianError
 from ..records import Factory, Record
-from .entries import DECISION_ENTRY_BUDGET
+from .entries import DECISION_ENTRY_BUDGET, long_decisions
 from .routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
 from .reading import readable_errors
 from .templates import CORE_FILES
@@ -117,11 +119,11 @@ def check_memory(memory) -> CheckResult:
     journal = interrupted_write(memory_dir)
     if journal is not None:
         add(Finding(PROBLEM, "interrupted-write", f(".cache/journal.json"), None, journal))
-    brief = texts.get("brief.md")
-    if brief is not None and any(marker in brief for marker in _TEMPLATE_BRIEF_MARKERS):
-        add(Finding(WARNING, "uncurated-brief", f("brief.md"), 1,
-                    "brief.md is still the template; describe the project so every task starts from it"))
-    if not fsutil.is_file(os.path.join(memory_dir, ".cache", ".gitignore")):
+    if brief_is_template(texts.get("brief.md")):
+        add(Finding(PROBLEM, "uncurated-brief", f("brief.md"), 1, UNCURATED_BRIEF))
+    _check_machine_paths(texts.get("preferences.md"), add, f)
+    # a folder without `.cache/` (as 0.9.1 leaves it) has nothing to ignore yet
+    if os.path.isdir(os.path.join(memory_dir, ".cache")) and not fsutil.is_file(os.path.join(memory_dir, ".cache", ".gitignore")):
         add(Finding(WARNING, "cache-gitignore-missing", f(".cache/.gitignore"), None,
                     "the derived cache is not git-ignored — run `memory-custodian init` to add it"))
     result.findings.sort(key=lambda x: (x.file, x.line or 0, x.code, x.message))
@@ -130,8 +132,7 @@ def check_memory(memory) -> CheckResult:
 
 def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
     """Each file against its budget, and each decision against the one-decision limit."""
-    from ..tokens import estimate_tokens
-    from .units import pack, split_units
+    from .units import pack
 
     for name, text in texts.items():
         if name.startswith("archive/") or name == "manifest.md":
@@ -150,10 +151,36 @@ def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
                         f"{len(packed.omitted_entries)} entr{'y' if len(packed.omitted_entries) == 1 else 'ies'} from this line on would be omitted — "
                         f"run `memory-custodian compact --target {name}` or raise the budget"))
         if name == "decisions.md":
-            for unit in split_units(text).units:
-                if unit.kind == "section" and estimate_tokens(unit.text) > DECISION_ENTRY_BUDGET:
-                    add(Finding(WARNING, "long-entry", f(name), unit.start_line,
-                                f"decision {unit.heading!r} is {estimate_tokens(unit.text)} tokens (> {DECISION_ENTRY_BUDGET}); keep decisions short"))
+            for heading, line, tokens in long_decisions(text):
+                add(Finding(PROBLEM, "long-entry", f(name), line, long_decision_message(heading, tokens)))
+
+
+# a preference that names one person's disk does not hold on a teammate's machine or in CI
+_MACHINE_PATH_RE = re.compile(r"(?<![\w.])(/Volumes/|/Users/|/home/[^/\s]+/|[A-Za-z]:\\)")
+
+
+def _check_machine_paths(text: str | None, add, f) -> None:
+    if text is None:
+        return
+    for number, line in enumerate(text.split("\n"), 1):
+        hit = _MACHINE_PATH_RE.search(line)
+        if hit:
+            add(Finding(WARNING, "machine-specific-path", f("preferences.md"), number,
+                        f"{hit.group(1)}… is a path on one machine; write it relative to the project, or keep "
+                        "it in your own settings"))
+
+
+# MemoryCustodian 0.9.1 fails `check` and `status` on these two (exit 1); so do we
+UNCURATED_BRIEF = "brief.md is still the template; describe the project so every task starts from it"
+
+
+def brief_is_template(text: str | None) -> bool:
+    return text is not None and any(marker in text for marker in _TEMPLATE_BRIEF_MARKERS)
+
+
+def long_decision_message(heading: str, tokens: int) -> str:
+    return (f"decision {heading!r} is {tokens} tokens (> {DECISION_ENTRY_BUDGET}); shorten it, or move its detail "
+            "to constraints.md, an area or the source docs")
 
 
 def _file_tokens(text: str) -> int:
@@ -235,12 +262,15 @@ class FileStatus(Record):
 
 
 class StatusResult(Record):
-    FIELDS = ("memory_dir", "protocol_version", "files", "inbox_items", "archive_files", "missing_core")
+    """`problems` are the one-line findings that make `status` exit 1, as in MemoryCustodian 0.9.1."""
+
+    FIELDS = ("memory_dir", "protocol_version", "files", "inbox_items", "archive_files", "missing_core", "problems")
+    DEFAULTS = {"problems": Factory(list)}
 
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "protocol_version": self.protocol_version,
                 "files": [x.to_dict() for x in self.files], "inbox_items": self.inbox_items,
-                "archive_files": self.archive_files, "missing_core": self.missing_core}
+                "archive_files": self.archive_files, "missing_core": self.missing_core, "problems": self.problems}
 
     def text(self) -> str:
         out = [f"memory: {self.memory_dir} (protocol {self.protocol_version or 'unknown'})"]
@@ -254,6 +284,7 @@ class StatusResult(Record):
             out.append(f"{name.ljust(width)}  missing (core file) — run `memory-custodian init`")
         out.append(f"inbox: {self.inbox_items} candidate{'s' if self.inbox_items != 1 else ''}"
                    f" · archive: {self.archive_files} file{'s' if self.archive_files != 1 else ''}")
+        out.extend(f"problem: {p}" for p in self.problems)
         return "\n".join(out) + "\n"
 
 
@@ -271,6 +302,7 @@ def status_memory(memory) -> StatusResult:
     files = []
     archive = 0
     inbox_items = 0
+    problems: list[str] = []
     for name in _memory_files(memory_dir):
         if name.startswith("archive/"):
             archive += name != "archive/README.md"
@@ -282,10 +314,17 @@ def status_memory(memory) -> StatusResult:
         tokens = estimate_tokens(text.strip())
         budget = manifest.budget_for(name)
         entries = len(document.units) if document.mode in ("section", "bullet") and name != "manifest.md" else 0
+        if name == "brief.md" and brief_is_template(text):
+            problems.append(f"{name}: {UNCURATED_BRIEF}")
+        if name == "decisions.md":
+            problems.extend(f"{name}:{line}: {long_decision_message(heading, tokens)}"
+                            for heading, line, tokens in long_decisions(text))
         if name == "inbox.md":
-            inbox_items = entries
+            from .bullets import split_items
+
+            inbox_items = len(split_items(text)[1])  # `*` and `+` items too, as 0.9.1 counts them
         files.append(FileStatus(name, tokens, budget, entries, document.mode,
                                 budget is not None and tokens > budget))
     missing = [n for n in CORE_FILES if not fsutil.is_file(os.path.join(memory_dir, n))]
     return StatusResult(_shown(memory, memory_dir), manifest.metadata.get("protocol_version"),
-                        files, inbox_items, archive, missing)
+                        files, inbox_items, archive, missing, problems)

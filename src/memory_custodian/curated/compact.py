@@ -13,22 +13,19 @@ from ..errors import InvalidInput
 from ..records import Factory, Record
 from ..tokens import estimate_tokens
 from . import index_edit
-from .entries import NO_CANDIDATES, module_template, prepend_dated_item
+from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, long_decisions, module_template, prepend_dated_item
 from .files import curated_files
 from .forget import topic_pattern
 from .manifest import parse_manifest
 from .plans import Plan, PlanResult, Reader
 from .routing import MODULE_KINDS
-from .units import make_unit, serialize, split_units
+from .bullets import drop_items, split_items, tombstone_keys
+from .units import serialize, split_units
 
 BULLET_FILES = ("constraints.md", "preferences.md")
 ARCHIVE_FILES = ("decisions.md", "changelog.md")
 ARCHIVE_REASON = ("Active memory exceeded its context budget; older complete entries were moved to "
                   "explicit-only archive.")
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 def validate_target(target: str) -> str:
@@ -45,92 +42,44 @@ def validate_target(target: str) -> str:
 
 
 def dedupe_bullets(text: str) -> tuple[str, list[str]]:
-    """Drop repeated top-level bullets (whitespace-insensitive), keeping the first; also inside H2 sections."""
-    doc = split_units(text)
+    """Drop repeated top-level bullets (the same text line by line, indentation included), keeping the first."""
+    lines, items = split_items(text)
     seen: set[str] = set()
-    dropped: list[str] = []
-
-    def dedupe(units):
-        kept = []
-        for unit in units:
-            key = _norm(unit.text)
-            if unit.kind == "bullet" and key in seen:
-                dropped.append(unit.heading)
-                continue
-            seen.add(key)
-            kept.append(unit)
-        return kept
-
-    if doc.mode == "bullet":
-        kept = dedupe(doc.units)
-        return (serialize(doc, kept) if dropped else text), dropped
-    if doc.mode == "section":
-        new_units = []
-        for unit in doc.units:
-            head, _, body = unit.text.partition("\n")
-            sub = split_units(body)
-            if sub.mode != "bullet":
-                new_units.append(unit)
-                continue
-            before = len(dropped)
-            kept = dedupe(sub.units)
-            new_units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(dropped) > before else unit)
-        return (serialize(doc, new_units) if dropped else text), dropped
-    return text, dropped
+    dropped = []
+    for item in items:
+        if item.key in seen:
+            dropped.append(item)
+        seen.add(item.key)
+    return (drop_items(lines, dropped) if dropped else text), [item.label for item in dropped]
 
 
-def _tombstone_titles(reader: Reader) -> list[str]:
-    text = reader.read("do-not-use.md") or ""
-    doc = split_units(text)
-    return [u.heading.split(":", 1)[1].strip() for u in doc.units
-            if u.kind == "section" and u.heading.lower().startswith("tombstone:") and u.heading.split(":", 1)[1].strip()]
+def compact_inbox(text: str, tombstones: str) -> tuple[str, list[str], list[str], list[str], list[str]]:
+    """(new text, duplicates dropped, tombstoned dropped, candidates left, candidates that mention a tombstone).
 
-
-def compact_inbox(text: str, tombstones: list[str]) -> tuple[str, list[str], list[str], list[str]]:
-    """(new text, duplicates dropped, tombstoned dropped, candidates left for review)."""
-    patterns = [topic_pattern(t) for t in tombstones]
+    Only exact matches go, as in MemoryCustodian 0.9.1: an item equal to an earlier one, or to a
+    tombstone's title or bullet. An item that merely mentions a tombstoned topic is kept for review
+    and flagged, since a person may be arguing to bring it back."""
+    keys = tombstone_keys(tombstones)
+    patterns = [topic_pattern(k) for k in sorted(keys) if "\n" not in k]
+    lines, items = split_items(text)
     seen: set[str] = set()
-    dupes: list[str] = []
-    stoned: list[str] = []
-    left: list[str] = []
-
-    def keep(unit) -> bool:
-        key = _norm(unit.text)
-        if key in seen:
-            dupes.append(unit.heading)
-            return False
+    dupes, stoned, left, flagged, dropped = [], [], [], [], []
+    for item in items:
+        key = item.key
+        if key in seen or key in keys:
+            (dupes if key in seen else stoned).append(item.label)
+            dropped.append(item)
+        else:
+            left.append(item.label)
+            if any(p.search(key) for p in patterns):
+                flagged.append(item.label)
         seen.add(key)
-        if any(p.search(unit.text) for p in patterns):
-            stoned.append(unit.heading)
-            return False
-        left.append(unit.heading)
-        return True
-
-    doc = split_units(text)
-    if doc.mode == "bullet":
-        kept = [u for u in doc.units if keep(u)]
-        new = serialize(doc, kept)
-    elif doc.mode == "section":
-        units = []
-        for unit in doc.units:
-            head, _, body = unit.text.partition("\n")
-            sub = split_units(body)
-            if sub.mode != "bullet" or sub.preamble.strip():
-                units.append(unit)
-                left.append(unit.heading)
-                continue
-            kept = [u for u in sub.units if keep(u)]
-            if kept:
-                units.append(make_unit(head + "\n" + serialize(sub, kept)) if len(kept) < len(sub.units) else unit)
-        new = serialize(doc, units)
-    else:
-        return text, dupes, stoned, left
-    if not (dupes or stoned):
-        return text, dupes, stoned, left
-    new = new.rstrip("\n") + "\n"
+    if not dropped:
+        return text, dupes, stoned, left, flagged
+    new = drop_items(lines, dropped)
     if not left and NO_CANDIDATES not in new:
         new = new.rstrip("\n") + "\n\n" + NO_CANDIDATES + "\n"
-    return new, dupes, stoned, left
+    return new, dupes, stoned, left, flagged
 
 
 def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
@@ -154,9 +103,10 @@ def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
 class Compaction(Record):
     """What a compact plan collects while it goes through the files."""
 
-    FIELDS = ("reader", "manifest", "date", "archive_oldest", "out", "lines", "review", "changelog_messages")
-    DEFAULTS = {"out": Factory(dict), "lines": Factory(list), "review": Factory(list),
-                "changelog_messages": Factory(list)}
+    FIELDS = ("reader", "manifest", "date", "archive_oldest", "targeted", "out", "lines", "review",
+              "changelog_messages", "refusals")
+    DEFAULTS = {"targeted": False, "out": Factory(dict), "lines": Factory(list), "review": Factory(list),
+                "changelog_messages": Factory(list), "refusals": Factory(list)}
 
     def text_of(self, rel: str) -> str | None:
         """The file as this plan leaves it so far."""
@@ -166,14 +116,15 @@ class Compaction(Record):
 class CompactResult(PlanResult):
     """A compact plan: what it found in each file (`files`) and the items left for a person to review."""
 
-    FIELDS = PlanResult.FIELDS + ("files", "review")
+    FIELDS = PlanResult.FIELDS + ("files", "review", "refusals")
+    DEFAULTS = {"refusals": Factory(list)}
 
 
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
     manifest = parse_manifest(manifest_text, reader.path_of("manifest.md"))
-    work = Compaction(reader, manifest, date, archive_oldest)
+    work = Compaction(reader, manifest, date, archive_oldest, targeted=target is not None)
     files_info = [_compact_file(work, rel) for rel in _targets(memory_dir, reader, target)]
     out, lines = work.out, work.lines
     if any(rel.startswith("archive/") for rel in out):
@@ -195,7 +146,7 @@ def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, 
         changes=[reader.change(rel, new) for rel, new in sorted(out.items())],
         inputs=dict(reader.digests),
         lines=lines,
-        details={"files": files_info, "review": work.review},
+        details={"files": files_info, "review": work.review, "refusals": work.refusals},
     )
 
 
@@ -227,8 +178,9 @@ def _compact_file(work: Compaction, rel: str) -> dict:
 
 
 def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
-    new, dupes, stoned, left = compact_inbox(text, _tombstone_titles(work.reader))
-    info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left)
+    new, dupes, stoned, left, flagged = compact_inbox(text, work.reader.read("do-not-use.md") or "")
+    info.update(duplicates_dropped=len(dupes), tombstoned_dropped=len(stoned), candidates=left,
+                mentions_tombstone=flagged)
     lines = work.lines
     if dupes:
         lines.append(f"inbox.md: drop {len(dupes)} exact duplicate item(s)")
@@ -236,7 +188,7 @@ def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
         lines.append(f"inbox.md: drop {len(stoned)} item(s) a tombstone already rules out")
     if left:
         lines.append(f"inbox.md: {len(left)} candidate(s) to review (promote with `add`, or delete by hand):")
-        lines.extend(f"  - {c}" for c in left)
+        lines.extend(f"  - {c}" + ("  (mentions a tombstoned topic)" if c in flagged else "") for c in left)
         work.review.extend({"path": "inbox.md", "item": c} for c in left)
     if new != text:
         work.out["inbox.md"] = new
@@ -245,37 +197,67 @@ def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
 
 
 def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
-    """Over budget: list the oldest entries, or (with --archive-oldest) move them to the archive."""
-    lines, date = work.lines, work.date
+    """Over budget: list the oldest entries, or (with --archive-oldest) move them to the archive.
+
+    As in MemoryCustodian 0.9.1, `--target changelog.md` archives on `--apply` alone (old days are
+    history), while `--target decisions.md` needs `--archive-oldest` and refuses while a kept
+    decision is over the one-decision limit (archiving by age would keep a problem and move rules)."""
+    lines = work.lines
     budget = work.manifest.budget_for(rel)
     if budget is None:
         lines.append(f"{rel}: unbudgeted; nothing to archive")
         return
     kept, archived, total, doc = split_for_budget(text, budget)
-    info.update(tokens=total, budget=budget, archive_candidates=len(archived))
+    long_entries = _long_entries(rel, text, lines)
+    info.update(tokens=total, budget=budget, archive_candidates=len(archived), long_entries=long_entries)
+    move = work.archive_oldest or (work.targeted and rel == "changelog.md")
     if not archived:
         lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
                      else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
                           "(a single entry is larger than the budget) — shorten it by hand")
-    elif not work.archive_oldest:
-        lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
-                     f"{len(archived)} oldest entries to archive/{rel[:-3]}-{date}.md — review them first "
-                     "(merge, shorten, or move scoped ones to an area):")
-        lines.extend(f"  - {u.heading}" for u in archived[:20])
-        if len(archived) > 20:
-            lines.append(f"  - … and {len(archived) - 20} more")
-        work.review.extend({"path": rel, "item": u.heading} for u in archived)
-    else:
-        new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
-        arel = f"archive/{rel[:-3]}-{date}.md"
-        body = "\n\n".join(u.text.strip("\n") for u in archived)
-        existing = work.text_of(arel)
-        if existing is None:
-            existing = (f"# Archived Memory: {rel}\n\n## {date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
-        work.out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
-        lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
-                     f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
+        return
+    kept_long = [e for e in long_entries if e["line"] < archived[0].start_line]
+    if kept_long and (work.targeted or move):
+        work.refusals.append(f"{len(kept_long)} decision(s) that would stay are over {DECISION_ENTRY_BUDGET} "
+                             "tokens; shorten them before archiving by age — nothing was changed")
+    elif work.targeted and not move:
+        work.refusals.append(f"{rel} is over budget; archiving needs {{field:archive_oldest}} once you have checked "
+                             "that the oldest entries hold no rule still in force — nothing was changed")
+    if not move or kept_long:
+        _list_archive_candidates(work, rel, total, budget, archived)
+        return
+    new = work.out[rel] = serialize(doc, kept).rstrip("\n") + "\n"
+    arel = f"archive/{rel[:-3]}-{work.date}.md"
+    body = "\n\n".join(u.text.strip("\n") for u in archived)
+    existing = work.text_of(arel)
+    if existing is None:
+        existing = (f"# Archived Memory: {rel}\n\n## {work.date} - From {rel}\nReason:\n{ARCHIVE_REASON}\n")
+    work.out[arel] = existing.rstrip("\n") + "\n\n" + body + "\n"
+    lines.append(f"{rel}: move the {len(archived)} oldest entries to {arel} "
+                 f"({total} -> {estimate_tokens(new)}/{budget} tokens)")
+    if rel != "changelog.md":  # a line about itself would push the changelog back over its budget (0.9.1 too)
         work.changelog_messages.append(f"Compacted {rel}: archived {len(archived)} old entries.")
+
+
+def _long_entries(rel: str, text: str, lines: list[str]) -> list[dict]:
+    """Decisions over the one-decision limit, listed in the preview (0.9.1: "Long decision entries")."""
+    if rel != "decisions.md":
+        return []
+    found = [{"heading": h, "line": n, "tokens": t} for h, n, t in long_decisions(text)]
+    if found:
+        lines.append(f"{rel}: {len(found)} decision(s) over {DECISION_ENTRY_BUDGET} tokens — shorten them by hand:")
+        lines.extend(f"  - line {e['line']}: {e['heading']} ({e['tokens']} tokens)" for e in found)
+    return found
+
+
+def _list_archive_candidates(work: Compaction, rel: str, total: int, budget: int, archived: list) -> None:
+    work.lines.append(f"{rel}: {total}/{budget} tokens; over budget. --archive-oldest would move the "
+                      f"{len(archived)} oldest entries to archive/{rel[:-3]}-{work.date}.md — review them first "
+                      "(merge, shorten, or move scoped ones to an area):")
+    work.lines.extend(f"  - {u.heading}" for u in archived[:20])
+    if len(archived) > 20:
+        work.lines.append(f"  - … and {len(archived) - 20} more")
+    work.review.extend({"path": rel, "item": u.heading} for u in archived)
 
 
 def _dedupe_file(work: Compaction, rel: str, text: str, info: dict) -> None:

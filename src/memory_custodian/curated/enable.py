@@ -27,7 +27,9 @@ ROUTE_KEYWORDS = {
     "preferences.md": ("preference",),
     "changelog.md": ("change history", "recap", "memory maintenance"),
 }
-VALID = "preferences, changelog, rules, profiles, archive, rules/NAME, profiles/NAME or areas/NAME"
+VALID = ("preferences, changelog, rules, profiles, archive, rules/NAME, profiles/NAME or areas/NAME "
+         "(rule/NAME, profile/NAME and area/NAME too)")
+SINGULAR = {"rule": "rules", "profile": "profiles", "area": "areas"}
 
 
 def parse_module(module: str) -> tuple[str, str | None]:
@@ -38,6 +40,7 @@ def parse_module(module: str) -> tuple[str, str | None]:
     if raw in SIMPLE:
         return "simple", raw
     folder, sep, name = raw.partition("/")
+    folder = SINGULAR.get(folder, folder)  # `enable profile/git`, as MemoryCustodian 0.9.1's help writes it
     if sep and folder in ("rules", "profiles", "areas"):
         return folder, f"{folder}/{safe_name(name, folder[:-1])}.md"
     raise InvalidInput(f"cannot enable {module!r}; use one of: {VALID}")

@@ -59,6 +59,19 @@ def title_of(message: str) -> str:
     return clean[:72].rstrip() if clean else "Untitled memory"
 
 
+def long_decisions(text: str) -> list[tuple[str, int, int]]:
+    """(heading, line, tokens) of each decision entry over the one-decision limit."""
+    from ..tokens import estimate_tokens
+
+    found = []
+    for unit in split_units(text).units:
+        if unit.kind == "section":
+            tokens = estimate_tokens(unit.text)
+            if tokens > DECISION_ENTRY_BUDGET:
+                found.append((unit.heading, unit.start_line, tokens))
+    return found
+
+
 def _block(lines: list[str]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 

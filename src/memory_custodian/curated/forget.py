@@ -53,13 +53,41 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _blocked(rel: str, line: int, where: str) -> Refused:
-    return Refused(
-        f"the topic appears in {where}, which forget cannot remove as a whole entry — rewrite that line by hand "
-        "(or move it into its own entry), then run forget again; nothing was changed",
-        path=rel,
-        line=line,
-    )
+class Blocked(Record):
+    """A mention forget cannot remove as a whole entry: a person rewrites that line first."""
+
+    FIELDS = ("path", "line", "where")
+
+    def text(self) -> str:
+        return (f"the topic appears in {self.where}, which forget cannot remove as a whole entry — rewrite that "
+                "line by hand (or move it into its own entry), then run forget again")
+
+    def message(self) -> str:
+        return f"{self.path}:{self.line}: {self.text()}"
+
+
+def refusal(blocked: list[dict]) -> Refused:
+    """The apply of a plan with blocked mentions: refused, naming the first line."""
+    first = Blocked(**blocked[0])
+    more = f" ({len(blocked) - 1} more place(s) in the preview)" if len(blocked) > 1 else ""
+    return Refused(f"{first.text()}; nothing was changed{more}", path=first.path, line=first.line)
+
+
+class _Stop(Exception):
+    """Raised inside one file's scan to hand its Blocked back."""
+
+    def __init__(self, blocked: Blocked):
+        super().__init__(blocked.where)
+        self.blocked = blocked
+
+
+def _blocked(rel: str, line: int, where: str) -> _Stop:
+    return _Stop(Blocked(rel, line, where))
+
+
+def _is_tombstone(rel: str, unit) -> bool:
+    """In do-not-use.md only tombstones (`## Tombstone: …` or a bullet) are entries forget may remove."""
+    return rel != "do-not-use.md" or unit.kind == "bullet" or unit.heading.casefold().startswith("tombstone:")
 
 
 def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
@@ -78,6 +106,10 @@ def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
         if not pattern.search(unit.text):
             kept.append(unit)
             continue
+        if not _is_tombstone(rel, unit):
+            hit = pattern.search(unit.text)
+            raise _blocked(rel, unit.start_line + unit.text.count("\n", 0, hit.start()),
+                           "a section of do-not-use.md that is not a tombstone")  # no heading: it may name the topic
         if rel in DATED_BULLET_FILES and unit.kind == "section" and _DATE_RE.match(unit.heading):
             head, _, body = unit.text.partition("\n")
             sub = split_units(body)
@@ -135,7 +167,8 @@ class ForgetResult(PlanResult):
     reach (archive, ledger) and `notes` saying where the topic may still be."""
 
     FIELDS = PlanResult.FIELDS + ("mode", "removed_entries", "files", "needs_allow_broad_match", "broad_match",
-                                  "archive_mentions", "ledger_mentions", "notes")
+                                  "archive_mentions", "ledger_mentions", "notes", "blocked")
+    DEFAULTS = {"blocked": Factory(list)}
 
 
 def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: bool) -> Plan:
@@ -148,10 +181,10 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
     reader = Reader(memory_dir)
     manifest_text = reader.read("manifest.md")
     hit = pattern.search(manifest_text or "")
-    if hit:
-        raise _blocked("manifest.md", _line_of(manifest_text, hit.start()), "the manifest")
-
-    results = _matching_files(memory_dir, reader, pattern, include_archive=(mode == "purge"))
+    blocked = [Blocked("manifest.md", _line_of(manifest_text, hit.start()), "the manifest")] if hit else []
+    results = _matching_files(memory_dir, reader, pattern, include_archive=(mode == "purge"), blocked=blocked)
+    if blocked:
+        return _blocked_plan(mode, reader, blocked)
     removed = sum(len(r.removals) for r in results)
     by_path = {r.path: r.new_text for r in results}
     archive_mentions = 0 if mode == "purge" else _archive_mentions(memory_dir, reader, pattern)
@@ -200,13 +233,27 @@ def _refuse_secret_topic(topic: str) -> None:
                       "a soft forget writes the topic into a tombstone — use {field} hard or {field} purge", field="mode")
 
 
-def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_archive: bool) -> list[FileResult]:
+def _blocked_plan(mode: str, reader: Reader, blocked: list) -> Plan:
+    """A preview that changes nothing and names each line a person must rewrite; its apply is refused."""
+    return Plan(command=f"forget --mode {mode}", changes=[], inputs=dict(reader.digests),
+                lines=[b.message() for b in blocked] + ["nothing can be applied until those lines are rewritten"],
+                details={"mode": mode, "removed_entries": 0, "files": [], "needs_allow_broad_match": False,
+                         "broad_match": False, "archive_mentions": 0, "ledger_mentions": 0, "notes": [],
+                         "blocked": [b.as_dict() for b in blocked]})
+
+
+def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_archive: bool,
+                    blocked: list) -> list[FileResult]:
     results = []
     for rel in curated_files(memory_dir, include_archive=include_archive):
         text = reader.read(rel)
         if text is None:
             continue
-        res = _forget_in_text(rel, text, pattern)
+        try:
+            res = _forget_in_text(rel, text, pattern)
+        except _Stop as stop:
+            blocked.append(stop.blocked)
+            continue
         if res.removals:
             results.append(res)
     return results

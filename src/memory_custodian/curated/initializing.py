@@ -16,15 +16,18 @@ class InitResult(Record):
     """What `init` did; paths are relative to the project root. `gitattributes` is created, updated
     or unchanged; `agents` is what the agent installer reported, when `init` was asked for it."""
 
-    FIELDS = ("memory_dir", "created", "kept", "gitattributes", "agents")
-    DEFAULTS = {"created": Factory(list), "kept": Factory(list), "gitattributes": "unchanged", "agents": None}
+    FIELDS = ("memory_dir", "created", "kept", "gitattributes", "agents", "repaired", "replaced", "overwrites",
+              "applied")
+    DEFAULTS = {"created": Factory(list), "kept": Factory(list), "gitattributes": "unchanged", "agents": None,
+                "repaired": Factory(list), "replaced": Factory(list), "overwrites": Factory(list), "applied": True}
 
     def to_dict(self) -> dict:
         agents = self.agents
         if agents is not None and hasattr(agents, "to_dict"):
             agents = agents.to_dict()
         return {"memory_dir": self.memory_dir, "created": self.created, "kept": self.kept,
-                "gitattributes": self.gitattributes, "agents": agents}
+                "gitattributes": self.gitattributes, "agents": agents, "repaired": self.repaired,
+                "replaced": self.replaced, "overwrites": self.overwrites, "applied": self.applied}
 
 
 def memory_rel(memory) -> str:
@@ -62,12 +65,21 @@ def _read_exact(path: str) -> str:
         raise InvalidInput("not valid UTF-8; re-save it as UTF-8 and run init again", path=path, line=line) from exc
 
 
-def init_memory(memory, *, extended: bool = False) -> InitResult:
-    """The curated part of `init`: the memory folder's files, `.cache/` and the ledger's merge rule."""
+def init_memory(memory, *, extended: bool = False, repair: bool = False, replace_existing: bool = False,
+                apply: bool = False) -> InitResult:
+    """The curated part of `init`: the memory folder's files, `.cache/` and the ledger's merge rule.
+
+    `repair` also adds what an existing manifest lacks (what `migrate` adds; an invalid or newer
+    protocol is refused before anything is written). `replace_existing` previews overwriting every
+    existing file with its template and, with `apply`, writes it — MemoryCustodian 0.9.1's options."""
     from datetime import datetime, timezone
 
     from ..fsutil import atomic_write, cache_dir, project_lock
 
+    if repair and replace_existing:
+        raise InvalidInput("{field:repair} and {field:replace_existing} cannot be used together", field="repair")
+    if apply and not replace_existing:
+        raise InvalidInput("{field} is only used with {field:replace_existing}", field="apply")
     root = memory.root_str
     memory_dir = memory.memory_dir_str
     rel = memory_rel(memory)
@@ -87,6 +99,12 @@ def init_memory(memory, *, extended: bool = False) -> InitResult:
         raise InvalidInput("exists and is not a file", path=gitattributes)
     existing_attrs = _read_exact(gitattributes) if os.path.exists(gitattributes) else None
     today = datetime.now(timezone.utc).date().isoformat()
+    if replace_existing:
+        replace_plan = _replacement(memory_dir, names, today, rel, result)
+        if not apply:
+            result.applied = False
+            return result  # a preview: nothing written, not even `.cache/`
+    repaired = _repaired_manifest(memory_dir) if repair else None
 
     try:
         os.makedirs(memory_dir, exist_ok=True)
@@ -97,6 +115,13 @@ def init_memory(memory, *, extended: bool = False) -> InitResult:
     if not cache_existed:
         result.created.append(f"{rel}/.cache/")
     with project_lock(memory_dir):
+        if replace_existing:
+            from . import journal
+
+            journal.apply_changes(memory_dir, replace_plan, "init --replace-existing")
+        if repaired is not None:
+            atomic_write(os.path.join(memory_dir, "manifest.md"), repaired)
+            result.repaired.append(f"{rel}/manifest.md")
         for name in names:
             target = os.path.join(memory_dir, name)
             if os.path.exists(target):
@@ -114,3 +139,49 @@ def init_memory(memory, *, extended: bool = False) -> InitResult:
             atomic_write(gitattributes, merged)
             result.gitattributes = "created" if existing_attrs is None else "updated"
     return result
+
+
+def _repaired_manifest(memory_dir: str) -> str | None:
+    """The manifest with what migrate would add (its metadata, routes, index); None if it needs nothing."""
+    from . import migrate
+
+    if not os.path.isfile(os.path.join(memory_dir, "manifest.md")):
+        return None
+    plan = migrate.build_plan(memory_dir)  # an invalid or newer protocol raises here, before any write
+    change = next((c for c in plan.effective if c.path == "manifest.md"), None)
+    return None if change is None else change.new
+
+
+def _replacement(memory_dir: str, names: list[str], today: str, rel: str, result: InitResult) -> list:
+    """The changes that put init's template over every existing file; fills `replaced` and `overwrites`."""
+    from . import index_edit
+    from .files import curated_files
+    from .plans import Reader
+
+    reader = Reader(memory_dir)
+    changes = []
+    for name in names:
+        current = reader.read(name)
+        if current is None:
+            continue
+        rendered = templates.render(name, date=today, memory_dir=rel)
+        if name == "manifest.md":  # modules that exist stay reachable
+            for module in curated_files(memory_dir, include_archive=False):
+                if module.split("/", 1)[0] in ("rules", "profiles", "areas") and not module.endswith("README.md"):
+                    rendered = index_edit.index_entry(rendered, module)
+        if current == rendered:
+            continue
+        changes.append(reader.change(name, rendered))
+        result.replaced.append(f"{rel}/{name}")
+        if not _looks_generated(name, current, today, rel):
+            result.overwrites.append(f"{rel}/{name}")
+    return changes
+
+
+def _looks_generated(name: str, text: str, today: str, rel: str) -> bool:
+    """Whether `text` is still a template (any day's), so replacing it loses nothing a person wrote."""
+    import re
+
+    rendered = templates.render(name, date=today, memory_dir=rel)
+    dated = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", text.strip())
+    return dated == re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", rendered.strip())

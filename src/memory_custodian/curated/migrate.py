@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .. import PROTOCOL_VERSION, __version__
-from ..errors import InvalidInput, Refused
+from ..errors import InvalidInput
 from . import index_edit, templates
 from .entries import prepend_dated_item, today
 from .files import curated_files
@@ -83,8 +83,10 @@ def _protocol(text: str, path: str) -> tuple[str, list[str]]:
             raise InvalidInput(f"protocol_version {version[1]!r} is not a version number; fix it by hand (0.5)",
                                path=path, line=version[0] + 1)
         if _version_tuple(version[1]) > _version_tuple(PROTOCOL_VERSION):
-            raise Refused(f"protocol {version[1]} is newer than this memory-custodian supports ({PROTOCOL_VERSION}) — "
-                          "upgrade memory-custodian; refusing to downgrade", path=path, line=version[0] + 1)
+            # bad input for this build, as MemoryCustodian 0.9.1 exits 2 on it
+            raise InvalidInput(f"protocol {version[1]} is newer than this memory-custodian supports "
+                               f"({PROTOCOL_VERSION}) — upgrade memory-custodian; refusing to downgrade",
+                               path=path, line=version[0] + 1)
         if version[1] != PROTOCOL_VERSION:
             lines[version[0]] = f"- protocol_version: {PROTOCOL_VERSION}"
             changes.append(f"protocol_version {version[1]} -> {PROTOCOL_VERSION}")
@@ -194,6 +196,12 @@ def build_plan(memory_dir) -> Plan:
             out["changelog.md"] = prepend_dated_item(
                 changelog, today(), f"Migrated manifest.md to protocol {PROTOCOL_VERSION} with memory-custodian {__version__}.")
     lines = [f"manifest.md: {c}" for c in changes] or ["manifest.md is up to date; nothing to migrate"]
+    beyond = [c for c in changes if not c.startswith(("add the protocol", "protocol_version", "add protocol_version",
+                                                      "add initialized_with"))]
+    if beyond:
+        lines.append(f"note: {len(beyond)} of these steps go beyond the protocol metadata MemoryCustodian 0.9.1's "
+                     "migrate writes: they change what `read` loads, and `check` stops reporting the routes and "
+                     "budgets they add — review them in the diff")
     if "changelog.md" in out:
         lines.append("changelog.md: record the migration")
     return Plan(

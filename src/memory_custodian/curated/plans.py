@@ -47,6 +47,10 @@ class Reader:
                 raw = fh.read()  # once: the digest, the text and its style are of the same bytes
         except FileNotFoundError:
             raw = None
+        except NotADirectoryError as exc:  # `archive` (say) is a file where a folder must be
+            raise InvalidInput(f"{_file_on_the_way(self.memory_dir, rel)} is a file where a folder must be; move it "
+                               "out of the way and run the command again — nothing was changed",
+                               path=self.path_of(rel)) from exc
         text = None
         self.digests[rel] = ABSENT
         if raw is not None:
@@ -72,6 +76,15 @@ class Reader:
         if new is not None:
             new = ("\ufeff" if bom else "") + (new.replace("\n", "\r\n") if crlf else new)
         return Change(rel, new, self.digests[rel])
+
+
+def _file_on_the_way(memory_dir: str, rel: str) -> str:
+    """The first folder of `rel` that is a file on disk, as the user would name it (`archive`)."""
+    parts = rel.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        if os.path.isfile(os.path.join(memory_dir, *parts[:depth])):
+            return "/".join(parts[:depth])
+    return rel
 
 
 class Plan(Record):

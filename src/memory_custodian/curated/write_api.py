@@ -21,24 +21,46 @@ def _memory_rel(memory) -> str:
 
 def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id: str | None = None,
               label: str, guard=None):
+    import os
+
     from .. import fsutil
     from ..errors import InvalidInput
     from ..project import require_memory_dir
-    from . import journal
 
     if plan_id is not None and not apply:
         raise InvalidInput("{field} is used with {field:apply}: rerun with {field:apply} {field} ID", field="plan_id")
-    require_memory_dir(memory.memory_dir_str)
-    with fsutil.project_lock(memory.memory_dir_str):
-        recovered = journal.recover(memory.memory_dir_str)
+    memory_dir = require_memory_dir(memory.memory_dir_str)
+    # a folder no command of ours has written to yet (as 0.9.1 leaves it) gets a `.cache/` only
+    # when something is actually written: first a pass that creates nothing
+    fresh = not os.path.exists(os.path.join(memory_dir, fsutil.CACHE_DIR, fsutil.LOCK_FILE))
+    plan, recovered, wrote = _plan_pass(memory_dir, build, apply=apply, create=not fresh, plan_id=plan_id, guard=guard,
+                                        label=label)
+    if apply and fresh and plan.effective:
+        plan, recovered, wrote = _plan_pass(memory_dir, build, apply=True, create=True, plan_id=plan_id, guard=guard,
+                                            label=label)
+    return result_type(applied=wrote, changes=plan.changes_summary(), plan=plan.lines, plan_id=plan.plan_id,
+                       recovered=recovered, command=command, **plan.details)
+
+
+def _plan_pass(memory_dir, build, *, apply: bool, create: bool, plan_id, guard, label: str):
+    """Build the plan under the lock; with `apply` and `create` also finish an interrupted write and write it."""
+    from .. import fsutil
+    from . import journal
+
+    writing = apply and create
+    with fsutil.project_lock(memory_dir, create=create):
+        recovered = journal.recover(memory_dir) if writing else None
         plan = build()
         if apply:
             plan.check_plan_id(plan_id)
             if guard is not None:
                 guard(plan)
-            journal.apply_changes(memory.memory_dir_str, plan.effective, label)
-    return result_type(applied=bool(apply) and bool(plan.effective), changes=plan.changes_summary(),
-                       plan=plan.lines, plan_id=plan.plan_id, recovered=recovered, command=command, **plan.details)
+        if writing:
+            journal.apply_changes(memory_dir, plan.effective, label)
+        elif journal.pending(memory_dir):
+            plan.lines.insert(0, "warning: a killed write left .cache/journal.json; the next --apply finishes it "
+                                 "first, and this preview shows the files as they are now")
+    return plan, recovered, writing and bool(plan.effective)
 
 
 class PrivacyFinding(Record):
@@ -72,6 +94,8 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
     from .entries import today
 
     def guard(plan):
+        if plan.details.get("blocked"):
+            raise forget_mod.refusal(plan.details["blocked"])
         if plan.details["broad_match"] and not allow_broad_match:
             short = len(topic.strip()) < forget_mod.MIN_TOPIC_CHARS
             raise Refused(
@@ -92,9 +116,15 @@ def compact(memory, target: str | None = None, apply: bool = False, plan_id: str
     from . import compact as compact_mod
     from .entries import today
 
+    def guard(plan):
+        if plan.details["refusals"]:
+            from ..errors import Refused
+
+            raise Refused(plan.details["refusals"][0], field="archive_oldest")
+
     return _run_plan(memory, "compact", compact_mod.CompactResult, lambda: compact_mod.build_plan(
         memory.memory_dir_str, target, today(), archive_oldest, _memory_rel(memory)), apply=apply, plan_id=plan_id,
-        label="compact")
+        label="compact", guard=guard)
 
 
 def enable(memory, module: str, paths: list[str] | None = None):
