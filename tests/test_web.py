@@ -75,6 +75,10 @@ def test_ledger_filters_and_search(project):
     assert "Recall never filters by provenance" in both
     status, _, bad = fetch(server, "/ledger?kind=nonsense")
     assert status == 400 and "the \u201ckind\u201d field" in bad
+    for page in ("0", "x", "99999999999999999999", "20001"):
+        status, _, bad = fetch(server, f"/ledger?page={page}")
+        assert status == 400 and "the \u201cpage\u201d field must be a whole number" in bad, page
+    assert "page 2 of 1" in fetch(server, "/ledger?page=2")[2]  # past the end: an empty page, said so
 
 
 def test_hostile_note_texts_are_shown_as_text(project):

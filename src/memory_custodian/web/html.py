@@ -67,7 +67,7 @@ class WebTerms(Terms):
     """A library error as a page says it: each Memory argument by the form field that sets it."""
 
     FIELDS = {"paths": "path", "tags": "tag", "kinds": "kind", "states": "state", "areas": "area",
-              "provenances": "provenance", "task": "task", "query": "q"}
+              "provenances": "provenance", "task": "task", "query": "q", "page": "page"}
 
     def name(self, field: str) -> str:
         return f"the \u201c{self.FIELDS.get(field, field)}\u201d field"

@@ -4,11 +4,13 @@ table (browsed a page at a time, or searched through recall), and one note's his
 from __future__ import annotations
 
 from ..curated.routing import CANONICAL_TASKS
+from ..errors import InvalidInput
 from ..ledger.model import KINDS, PROVENANCES, STATES
 from .html import (badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select,
                    table, text_input)
 
 PAGE_SIZE = 50
+PAGE_MAX = 20_000  # 50 a page: a million notes, recall's own ceiling
 BROWSE_STATES = tuple(s for s in STATES if s != "forgotten")
 
 
@@ -65,7 +67,7 @@ def _explain(result) -> str:
 def ledger_page(memory, params: dict, base: str) -> str:
     want = {name: field_value(params, name) for name in ("q", "kind", "state", "provenance")}
     tags, paths = field_list(params, "tag"), field_list(params, "path")
-    page = max(1, int(field_value(params, "page"))) if field_value(params, "page").isdigit() else 1
+    page = _page_number(field_value(params, "page"))
     form = (f'<form class=filters method=get action="{href(base, "/ledger")}">'
             + text_input("q", "text search (recall)", want["q"], "lock daemon")
             + select("kind", "kind", KINDS, want["kind"]) + select("state", "state", BROWSE_STATES, want["state"])
@@ -85,6 +87,14 @@ def ledger_page(memory, params: dict, base: str) -> str:
                 + _pager(base, params, page, page < last) + table(_HEAD, rows)
                 + _pager(base, params, page, page < last))
     return layout(base, "ledger", "Ledger", form + body)
+
+
+def _page_number(text: str) -> int:
+    if not text:
+        return 1
+    if not text.isdigit() or not 1 <= int(text) <= PAGE_MAX:
+        raise InvalidInput(f"{{field}} must be a whole number from 1 to {PAGE_MAX}", field="page")
+    return int(text)
 
 
 _HEAD = ("note", "kind/priority", "title", "state", "provenance", "tags", "paths", "created")

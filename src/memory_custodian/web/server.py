@@ -94,9 +94,10 @@ class Viewer:
 
 
 class Handler(BaseHTTPRequestHandler):
-    server_version = "memory-custodian"
-    sys_version = ""
     timeout = READ_TIMEOUT
+
+    def version_string(self):
+        return "memory-custodian"
 
     def do_GET(self):
         self._answer(body=True)
