@@ -50,8 +50,12 @@ def test_every_page_loads_in_chromium_without_a_console_message(tmp_path):
     with running(root, truth=ids["truth"]) as server:
         jobs = {name: (server.url + path, os.path.join(out, f"viewer-{name}.png"), str(tmp_path / f"profile-{name}"))
                 for name, path in shots.items()}
+        # the check can fail: a page that logs to the console, loaded beside the others
+        jobs["self-check"] = ("data:text/html,<p>x</p><script>console.error('seen')</script>",
+                              str(tmp_path / "self-check.png"), str(tmp_path / "profile-self-check"))
         with ThreadPoolExecutor(max_workers=4) as pool:
             console = dict(zip(jobs, pool.map(lambda job: shoot(*job), jobs.values())))
+    assert any("seen" in line for line in console.pop("self-check"))
     assert {name: lines for name, lines in console.items() if lines} == {}
     for name, (_, png, _) in jobs.items():
         assert png_size(png) == (1280, 800), name
