@@ -64,7 +64,7 @@ def test_the_note_page_shows_the_timeline_the_chain_and_the_frame(project):
 def test_ledger_filters_and_search(project):
     server, ids = project
     _, _, superseded = fetch(server, "/ledger?state=superseded")
-    assert "1 notes match" in superseded and ids["old"] in superseded and ids["new"] not in superseded
+    assert "1 note matches" in superseded and ids["old"] in superseded and ids["new"] not in superseded
     _, _, agent = fetch(server, "/ledger?provenance=agent")
     assert ids["stale"] in agent and ids["lock"] not in agent
     _, _, tagged = fetch(server, "/ledger?tag=lock")
@@ -174,3 +174,14 @@ def test_the_doctor_page_lists_what_doctor_finds(tmp_path):
     with running(tmp_path) as server:
         status, _, body = fetch(server, "/doctor")
     assert status == 200 and "problems" in body and "doctor --repair" in body and "torn" in body.lower()
+
+
+def test_a_note_written_while_serving_shows_on_the_next_request(tmp_path):
+    Memory.open(tmp_path).init()
+    with running(tmp_path) as server:
+        assert "0 notes match" in fetch(server, "/ledger")[2]
+        note = Memory.open(tmp_path).remember("written by another process meanwhile", title="Late note")
+        _, _, body = fetch(server, "/ledger")
+        assert "1 note matches" in body and "Late note" in body
+        status, headers, head = fetch(server, f"/note/{note.id}", method="HEAD")
+        assert status == 200 and head == "" and int(headers["Content-Length"]) > 0

@@ -83,7 +83,8 @@ def ledger_page(memory, params: dict, base: str) -> str:
                               paths=paths, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         rows = [_note_row(n, s, base) for n, s in notes.notes]
         last = max(1, -(-notes.total // PAGE_SIZE))
-        body = (f"<p>{notes.total} notes match, newest first; page {page} of {last}.</p>"
+        matches = "1 note matches" if notes.total == 1 else f"{notes.total} notes match"
+        body = (f"<p>{matches}, newest first; page {page} of {last}.</p>"
                 + _pager(base, params, page, page < last) + table(_HEAD, rows)
                 + _pager(base, params, page, page < last))
     return layout(base, "ledger", "Ledger", form + body)
