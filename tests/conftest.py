@@ -18,6 +18,13 @@ FIXTURES = REPO / "tests" / "fixtures"
 MC_FIXTURES = FIXTURES / "memorycustodian"
 
 
+@pytest.fixture(autouse=True)
+def lexical_recall_only(monkeypatch):
+    """Recall as CI has it (the optional semantic channel not installed), wherever it is installed:
+    the tests of the semantic channel turn it back on (tests/test_semantic.py)."""
+    monkeypatch.setenv("MEMORY_CUSTODIAN_SEMANTIC", "0")
+
+
 def run_cli_process(*args: str, cwd: Path | str | None = None, input: str | None = None, env: dict | None = None,
                     timeout: float = 60) -> subprocess.CompletedProcess:
     """Run `python -m memory_custodian ARGS` as a fresh process: for tests where the process is the point
@@ -83,6 +90,12 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None
                                        _captured(streams[1]), _captured(streams[2]))
 
 
+def describe_brief(root) -> None:
+    """Replace init's template brief, which check and doctor report (as MemoryCustodian 0.9.1 does)."""
+    (Path(root) / "docs" / "memory" / "brief.md").write_text(
+        "# Brief\n\nA small invoicing service; these tests exercise its memory.\n", encoding="utf-8")
+
+
 @pytest.fixture
 def cli():
     return run_cli
@@ -106,3 +119,14 @@ def memory(tmp_path):
     m = Memory.open(tmp_path)
     m.init()
     return m
+
+
+@pytest.fixture(autouse=True)
+def _not_inside_an_agent_host(monkeypatch):
+    """The suite run from an agent's shell must behave as from a person's: those hosts' variables
+    make the CLI record `agent` (`agents.hosts.AGENT_ENV`)."""
+    from memory_custodian.agents.hosts import AGENT_ENV
+
+    for names in AGENT_ENV.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)

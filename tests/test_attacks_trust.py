@@ -187,9 +187,10 @@ def test_cache_and_sessions_are_owner_only_even_with_a_permissive_umask(tmp_path
 def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
     """`forget --note` is the one hard delete: a merge that brings the note back is stripped by
     `doctor --repair`, and the text must not survive in the repair's backup either."""
-    from conftest import run_cli
+    from conftest import describe_brief, run_cli
 
     run_cli("init", cwd=tmp_path)
+    describe_brief(tmp_path)
     note = run_cli("remember", "TOPSECRET-FORGETME text", cwd=tmp_path).stdout.strip()
     shard = next((tmp_path / "docs/memory/ledger").glob("*.jsonl"))
     old_branch = shard.read_bytes()
@@ -204,9 +205,10 @@ def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
 def test_doctor_repair_backs_up_a_torn_tail_without_the_forgotten_lines(tmp_path):
     """When a repair has more to remove than a forgotten note's leftovers, the backup keeps the
     rest (the torn tail) and still never the forgotten text."""
-    from conftest import run_cli
+    from conftest import describe_brief, run_cli
 
     run_cli("init", cwd=tmp_path)
+    describe_brief(tmp_path)
     note = run_cli("remember", "TOPSECRET-FORGETME text", cwd=tmp_path).stdout.strip()
     shard = next((tmp_path / "docs/memory/ledger").glob("*.jsonl"))
     old_branch = shard.read_bytes()

@@ -17,6 +17,11 @@ NOW = "2026-12-01T00:00:00.000Z"  # the truth set's reference time (task checkpo
 # should raise this number.
 TEST_SPLIT_RECALL_AT_10 = 0.710
 FLOOR = round(TEST_SPLIT_RECALL_AT_10 - 0.02, 3)
+# the same for the conversational truth set (benchmarks/conversation/), and for both sets with the
+# optional semantic channel (checked only where it is installed)
+CONVERSATION = REPO / "benchmarks" / "conversation"
+FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.540 - 0.02, 3))}
+SEMANTIC_FLOORS = {"software": (BENCH, round(0.721 - 0.02, 3)), "conversation": (CONVERSATION, round(0.640 - 0.02, 3))}
 
 
 @pytest.fixture
@@ -74,16 +79,34 @@ def test_eval_bad_truth_exits_2_naming_the_line(project, tmp_path):
     assert missing.returncode == 2 and "truth file not found" in missing.stderr
 
 
-def test_truth_set_test_split_meets_the_ci_floor(tmp_path):
-    """The committed ranker on the held-out split: a regression past the margin fails the build."""
+def _meets_floor(tmp_path, bench, floor):
     root = tmp_path / "bench"
-    shutil.copytree(BENCH / "project", root, ignore=shutil.ignore_patterns(".cache"))
-    out = run_cli("eval", str(BENCH / "truth-test.jsonl"), "--project-root", str(root), "--now", NOW,
-                  "--min-recall", str(FLOOR), "--format", "json", timeout=120)
+    shutil.copytree(bench / "project", root, ignore=shutil.ignore_patterns(".cache"))
+    out = run_cli("eval", str(bench / "truth-test.jsonl"), "--project-root", str(root), "--now", NOW,
+                  "--min-recall", str(floor), "--format", "json", timeout=120)
     report = json.loads(out.stdout)
-    assert out.returncode == 0, f"recall@10 {report['recall']} fell below the floor {FLOOR}: {out.stderr}"
+    assert out.returncode == 0, f"recall@10 {report['recall']} fell below the floor {floor}: {out.stderr}"
     assert report["truth_errors"] == [] and report["forbidden_shown"] == []
     assert report["overall"]["queries"] >= 100
+    return report
+
+
+@pytest.mark.parametrize("truth", sorted(FLOORS))
+def test_truth_set_test_split_meets_the_ci_floor(tmp_path, truth):
+    """The committed ranker on the held-out split: a regression past the margin fails the build."""
+    report = _meets_floor(tmp_path, *FLOORS[truth])
+    assert report["channels"] == ["lexical"]
+
+
+@pytest.mark.parametrize("truth", sorted(SEMANTIC_FLOORS))
+def test_truth_set_with_the_semantic_channel_meets_its_floor(tmp_path, monkeypatch, truth):
+    from memory_custodian.ledger import semantic
+
+    if not semantic.installed():
+        pytest.skip("the semantic extra is not installed: pip install -e '.[semantic]'")
+    monkeypatch.setenv(semantic.ENV, "1")
+    report = _meets_floor(tmp_path, *SEMANTIC_FLOORS[truth])
+    assert report["channels"] == ["lexical", "semantic"]
 
 
 def test_truth_set_shape():
@@ -99,3 +122,16 @@ def test_truth_set_shape():
         assert hard <= {q["category"] for q in split}
     ids = {n["id"] for n in corpus}
     assert all(r in ids for split in rows.values() for q in split for r in q["relevant"])
+
+
+def test_conversation_truth_set_shape():
+    """Dialogue turns as notes, questions in natural language; the test split holds out whole event
+    kinds, so nothing tuned on train has seen a test question's wording."""
+    corpus = [json.loads(x) for x in (CONVERSATION / "corpus.jsonl").read_text().splitlines()]
+    rows = {s: [json.loads(x) for x in (CONVERSATION / f"truth-{s}.jsonl").read_text().splitlines()]
+            for s in ("train", "test")}
+    assert len(corpus) >= 1000 and len(rows["train"]) + len(rows["test"]) >= 400
+    assert not {q["event"] for q in rows["train"]} & {q["event"] for q in rows["test"]}
+    assert {"temporal", "single-hop", "paraphrase", "detail"} <= {q["category"] for q in rows["test"]}
+    ids = {n["id"] for n in corpus}
+    assert all(set(q["relevant"]) <= ids for split in rows.values() for q in split)

@@ -20,7 +20,9 @@ def test_init_creates_core_files_cache_and_gitattributes(tmp_path):
     cache = memory / ".cache"
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert (cache / ".gitignore").read_text() == "*\n"
-    assert (tmp_path / ".gitattributes").read_text() == "docs/memory/ledger/*.jsonl merge=union\n"
+    assert (tmp_path / ".gitattributes").read_text() == ("docs/memory/ledger/*.jsonl merge=union\n"
+                                                         "docs/memory/**/*.md merge=memory-custodian-curated\n"
+                                                         "docs/memory/MEMORY.md merge=memory-custodian-mirror\n")
     assert not (memory / "preferences.md").exists()
 
 
@@ -51,10 +53,13 @@ def test_gitattributes_merge_keeps_other_lines(tmp_path):
     attrs = tmp_path / ".gitattributes"
     attrs.write_text("*.png binary\n*.sh text eol=lf")
     run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
-    assert attrs.read_text() == "*.png binary\n*.sh text eol=lf\ndocs/mem/ledger/*.jsonl merge=union\n"
-    attrs.write_text("docs/mem/ledger/*.jsonl merge=ledger-driver\n")
+    assert attrs.read_text() == ("*.png binary\n*.sh text eol=lf\ndocs/mem/ledger/*.jsonl merge=union\n"
+                                 "docs/mem/**/*.md merge=memory-custodian-curated\n"
+                                 "docs/mem/MEMORY.md merge=memory-custodian-mirror\n")
+    own = "docs/mem/ledger/*.jsonl merge=ledger-driver\ndocs/mem/**/*.md merge=mine\ndocs/mem/MEMORY.md -merge\n"
+    attrs.write_text(own)
     proc = run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
-    assert attrs.read_text() == "docs/mem/ledger/*.jsonl merge=ledger-driver\n"  # the project's own driver wins
+    assert attrs.read_text() == own  # the project's own rules win
     assert ".gitattributes" not in proc.stdout
 
 
@@ -100,7 +105,7 @@ def test_init_with_agent_installs_and_removes_entry_points(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert "docs/memory/manifest.md" in data["created"]
-    assert "CLAUDE.md" in data["agents"]["changed"]
+    assert "CLAUDE.md" in data["agents"]["created"]
     assert (tmp_path / "CLAUDE.md").is_file()
     proc = run_cli("init", "--remove", "--agent", "claude", "--project-root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -113,7 +118,9 @@ def test_gitattributes_with_crlf_keeps_its_bytes(tmp_path):
     attrs = tmp_path / ".gitattributes"
     attrs.write_bytes(b"*.png binary\r\n*.bat text eol=crlf\r\n")
     assert run_cli("init", "--project-root", str(tmp_path)).returncode == 0
-    assert attrs.read_bytes() == b"*.png binary\r\n*.bat text eol=crlf\r\ndocs/memory/ledger/*.jsonl merge=union\r\n"
+    assert attrs.read_bytes() == (b"*.png binary\r\n*.bat text eol=crlf\r\ndocs/memory/ledger/*.jsonl merge=union\r\n"
+                                  b"docs/memory/**/*.md merge=memory-custodian-curated\r\n"
+                                  b"docs/memory/MEMORY.md merge=memory-custodian-mirror\r\n")
 
 
 def test_non_utf8_gitattributes_refuses_before_writing(tmp_path):

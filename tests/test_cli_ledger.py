@@ -67,13 +67,13 @@ def test_doctor_reports_and_repairs_torn_tail(project):
     shard = next((project / "docs" / "memory" / "ledger").glob("*.jsonl"))
     with open(shard, "ab") as fh:
         fh.write(b'{"v":1,"id":"01ABC')
-    r = cli(project, "doctor")
+    r = cli(project, "doctor", "--ledger-only")
     assert r.returncode == 1 and "torn-tail" in r.stdout and "--repair" in r.stderr
-    r = cli(project, "doctor", "--repair")
+    r = cli(project, "doctor", "--ledger-only", "--repair")
     assert r.returncode == 0, r.stdout + r.stderr
     assert shard.read_bytes().endswith(b"\n")
     assert list((project / "docs" / "memory" / ".cache" / "backup").iterdir())
-    r = cli(project, "doctor", "--format", "json")
+    r = cli(project, "doctor", "--ledger-only", "--format", "json")
     assert r.returncode == 0 and json.loads(r.stdout)["ok"] is True
 
 

@@ -151,7 +151,7 @@ def test_version():
 def test_every_command_that_prints_data_has_format_json():
     for name, command in COMMANDS.items():
         dests = {param.dest for param in command.params}
-        assert ("fmt" in dests) == (name not in ("mcp", "hook")), name
+        assert ("fmt" in dests) == (name not in ("mcp", "hook", "merge-driver")), name
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -176,7 +176,7 @@ def test_a_bad_choice_is_one_line_exit_2(name, param):
     assert proc.stderr.startswith(f"error: argument {param.flags[0]}") and "invalid choice: 'nope'" in proc.stderr
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if n not in ("mcp", "hook")])
+@pytest.mark.parametrize("name", [n for n in ALL if n not in ("mcp", "hook", "merge-driver")])
 def test_with_format_json_a_usage_error_is_one_json_object(name):
     proc = run_cli(name, "--format", "json", *required(COMMANDS[name])[0], "--no-such-option")
     assert proc.returncode == 2 and proc.stdout == ""

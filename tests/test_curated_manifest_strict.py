@@ -92,7 +92,7 @@ def test_malformed_module_metadata_is_refused_naming_the_line(project, meta, fau
     message = refused(project, line, fault, args=("--task", "implementation", "--path", "src/store/engine.py"))
     assert "write it as `  - " in message
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 1
+    assert check.returncode == 2  # an unreadable manifest leaves the folder unusable
     assert f"manifest.md:{line}: problem: manifest-invalid: cannot read module metadata ({fault}" in check.stdout
 
 
@@ -145,7 +145,7 @@ def test_budget_notes_without_numbers_are_still_notes(project):
 def test_check_points_at_a_heading_that_nearly_names_a_routing_section(project):
     text = edit_manifest(project, "## Always load\n", "## Always load:\n")
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 1
+    assert check.returncode == 2  # an unreadable manifest leaves the folder unusable
     assert (f"manifest.md:{line_of(text, '## Always load:')}: problem: manifest-section-missing: "
             "this heading is not `## Always load`") in check.stdout
 
@@ -170,9 +170,24 @@ def test_a_whole_manifest_without_routing_sections_is_refused(project, case):
 
 
 @pytest.mark.parametrize("text", ["", "# Memory\n", "# Memory\n\n## Always load:\n- brief.md\n"])
-def test_read_says_out_loud_that_a_manifest_routes_nothing(project, text):
-    """An empty or truncated manifest (or a ledger-only project's stub) still reads, for the
-    ledger's sake, but every missing routing section is named on stderr and in the pack."""
+def test_a_manifest_that_routes_nothing_is_an_error(project, text):
+    """An empty or truncated manifest (a bad merge) over curated files is refused, naming what is
+    missing; `check` exits 2."""
+    manifest_path(project).write_text(text, encoding="utf-8")
+    always = ("manifest.md:3: this heading is not `## Always load`" if "Always load:" in text
+              else "no `## Always load` section, so no file is loaded for every task")
+    proc = run_cli("read", "--task", "planning", "--project-root", str(project))
+    assert proc.returncode == 2 and proc.stdout == "" and always in proc.stderr
+    check = run_cli("check", "--project-root", str(project))
+    assert check.returncode == 2 and "no `## Load by task` section, so no task loads anything" in check.stdout
+
+
+@pytest.mark.parametrize("text", ["", "# Memory\n"])
+def test_a_ledger_only_stub_manifest_still_reads_under_a_warning(project, text):
+    """With the brief as the only curated file (a ledger-only project) a manifest without routing
+    sections still reads, for the ledger's sake, every missing section named on stderr and in the pack."""
+    for name in ("decisions.md", "constraints.md", "do-not-use.md", "inbox.md", "preferences.md", "changelog.md"):
+        (project / "docs" / "memory" / name).unlink()
     manifest_path(project).write_text(text, encoding="utf-8")
     for task in ("general", "planning"):
         proc = run_cli("read", "--task", task, "--project-root", str(project))
@@ -180,8 +195,7 @@ def test_read_says_out_loud_that_a_manifest_routes_nothing(project, text):
         assert "## Warnings" in proc.stdout
         assert "no `## Load by task` section, so no task loads anything" in proc.stdout
         assert "no `## Load by task` section" in proc.stderr
-        always = ("manifest.md:3: this heading is not `## Always load`" if "Always load:" in text
-                  else "no `## Always load` section, so no file is loaded for every task")
+        always = "no `## Always load` section, so no file is loaded for every task"
         assert always in proc.stdout and always in proc.stderr
         assert "no `### ` heading under `## Load by task`" not in proc.stdout  # said once, not twice
 

@@ -197,12 +197,14 @@ def test_explain_names_omitted_units_with_file_line_and_heading():
     assert f"- decisions.md:{decisions.omitted_lines[0]}: {decisions.omitted[0]} (omitted-by-budget)" in result.explain_text()
 
 
-def test_task_without_a_manifest_heading_is_said_out_loud(project):
+def test_task_without_a_manifest_heading_is_an_error(project):
     edit_manifest(project, "### Preferences\nLoad if present:\n- preferences.md\n", "")
-    result = project.read("preferences")
+    with pytest.raises(InvalidInput, match="serves the preferences task.*add `### Preferences`"):
+        project.read("general")
+    result = project.read("preferences", fail_open=True)  # the hooks: what routes still loads, the problem named
     assert result.loaded == ["brief.md"]
-    assert any("no `### ` heading" in w and "preferences" in w for w in result.warnings)
-    assert not project.read("general").warnings
+    assert [p for p in result.problems if "serves the preferences task" in p]
+    assert [f.code for f in project.check().broken] == ["manifest-task-unrouted"]
 
 
 def test_curated_tier_never_imports_click_and_read_path_stays_lean():
@@ -231,7 +233,10 @@ def test_lookalike_manifest_headings_are_named(project):
     from conftest import FIXTURES
 
     (project.memory_dir / "manifest.md").write_bytes((FIXTURES / "nasty" / "lookalike-headings-manifest.md").read_bytes())
-    result = project.read("planning")
+    with pytest.raises(InvalidInput, match="only a look-alike heading"):
+        project.read("planning")
+    result = project.read("planning", fail_open=True)
+    assert any("only a look-alike heading" in p for p in result.problems)
     assert any("only looks like a `## always load` heading (it contains U+0410)" in w for w in result.warnings)
     assert "## Warnings" in result.rendered
     codes = {(f.code, f.line) for f in project.check().findings}

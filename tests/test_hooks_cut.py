@@ -45,18 +45,18 @@ def injected(memory) -> set[str]:
 
 @pytest.fixture
 def directives(tmp_path):
-    """Forty directives that `read` loads in full (10,000+ characters), a brief cut by its budget
-    (so the pack has a `## Not loaded` block) and a task with no manifest heading (a `## Warnings`)."""
+    """Seventy directives that `read` loads in full (10,000+ characters), a brief cut by its budget
+    (so the pack has a `## Not loaded` block) and a write journal a killed command left (a `## Warnings`)."""
     memory = Memory.open(tmp_path)
     memory.init()
     set_budget(memory, "- ledger directives: 800 tokens max", "- ledger directives: 6000 tokens max")
     set_budget(memory, "- brief.md: 500 tokens max", "- brief.md: 60 tokens max")
-    set_budget(memory, "### Preferences\nLoad if present:\n- preferences.md\n", "")
     (memory.memory_dir / "brief.md").write_text(
         "# Project Brief\n\n" + "".join(f"- Fact {i}: the shop exports refunds nightly as CSV.\n" for i in range(12)))
     notes = {memory.remember(f"Directive {i}: never merge a migration without a rollback script; release {i} "
                              "was stuck for a day because the schema change could not be undone in production.",
-                             kind="directive", priority="high").id: i for i in range(40)}
+                             kind="directive", priority="high").id: i for i in range(70)}
+    (memory.memory_dir / ".cache/journal.json").write_text(json.dumps({"v": 1, "label": "forget (soft)", "changes": []}))
     return tmp_path, memory, notes
 
 
@@ -82,9 +82,9 @@ def test_directives_over_the_cap_are_cut_whole_and_named(directives, how):
     assert "… cut at" not in context
 
     shown = {note_id for note_id in notes if f"[#{note_id}]" in pack_part}
-    for note_id in shown:  # a directive is there whole or not at all
-        assert f"release {notes[note_id]} was stuck for a day because the schema change could not be undone " \
-               "in production." in pack_part
+    for note_id in shown:  # a directive is there whole or not at all (its title line, then the rest of its text)
+        block = pack_part.split(f"[#{note_id}]", 1)[1].split("\n\n", 1)[0]
+        assert f"Directive {notes[note_id]}: never merge" in block and "could not be undone in production." in block
     dropped = set(notes) - shown
     assert shown and dropped
     assert sorted(named(context, "Ledger directives").split(", ")) == sorted(f"#{i}" for i in dropped)

@@ -110,10 +110,13 @@ def test_a_fourth_host_needs_no_other_change(fourth, tmp_path):
     report = memory.init(agents=["all"])
     assert report.agents["agents"] == ["claude", "codex", "gemini", "fourth"]
     config = json.loads((root / ".fourth/config.json").read_text())
-    assert config["hooks"]["Touch"] == [{"hooks": [{"command": "memory-custodian hook --host fourth Touch",
+    from memory_custodian.agents.launcher import current_launcher
+
+    mc = current_launcher()
+    assert config["hooks"]["Touch"] == [{"hooks": [{"command": mc.command(["hook", "--host", "fourth", "Touch"]),
                                                     "type": "command"}], "matcher": "open_file"}]
     assert list(config["hooks"]) == ["Begin", "Ask", "Touch", "Squash"]
-    assert config["mcpServers"]["memory-custodian"] == {"args": ["mcp"], "command": "memory-custodian"}
+    assert config["mcpServers"]["memory-custodian"] == mc.server(["mcp"])
     assert "Run `memory-custodian read --task implementation` first." in (root / "FOURTH.md").read_text()
     assert install_agents(memory, ["fourth"])["changed"] == []
     removed = memory.init(agents=["fourth"], remove=True).agents

@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from memory_custodian.agents.install import MD_BEGIN, TOML_BEGIN, install_agents
+from memory_custodian.agents.launcher import current_launcher
 from memory_custodian.errors import InvalidInput
 from memory_custodian.memory import Memory
+
+MC = current_launcher().command([])  # the absolute command of this installation
+SERVER = current_launcher().server(["mcp"])
 
 USER_SETTINGS = """{
     "permissions": {
@@ -68,16 +72,16 @@ def test_claude_install_merges_and_keeps_user_content(tmp_path):
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}
     assert pre[1] == {"matcher": "Edit|Write|MultiEdit|Read|NotebookEdit",
-                      "hooks": [{"command": "memory-custodian hook --host claude PreToolUse", "type": "command"}]}
+                      "hooks": [{"command": f"{MC} hook --host claude PreToolUse", "type": "command"}]}
     assert settings["hooks"]["SessionStart"] == [
-        {"hooks": [{"command": "memory-custodian hook --host claude SessionStart", "type": "command"}]}]
+        {"hooks": [{"command": f"{MC} hook --host claude SessionStart", "type": "command"}]}]
     assert set(settings["hooks"]) == {"PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact"}
     # the user's indent is kept
     assert '\n    "permissions"' in (tmp_path / ".claude/settings.json").read_text()
 
     mcp = json.loads((tmp_path / ".mcp.json").read_text())
     assert mcp["mcpServers"]["github"] == {"command": "gh-mcp", "args": []}
-    assert mcp["mcpServers"]["memory-custodian"] == {"command": "memory-custodian", "args": ["mcp"]}
+    assert mcp["mcpServers"]["memory-custodian"] == SERVER
 
     claude_md = (tmp_path / "CLAUDE.md").read_text()
     assert claude_md.startswith(USER_CLAUDE_MD + "\n" + MD_BEGIN)
@@ -128,15 +132,15 @@ def test_fresh_project_gets_new_files_and_remove_deletes_them(tmp_path):
     (tmp_path / "docs" / "memory" / "manifest.md").write_text("# Memory Manifest\n")
     memory = Memory.open(tmp_path)
     report = install_agents(memory, ["codex", "gemini"], remove=False)
-    assert report["changed"] == [".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
+    assert report["changed"] == [] and report["created"] == [".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
                                  "AGENTS.md", "GEMINI.md"]
     toml = (tmp_path / ".codex/config.toml").read_text()
     assert toml.startswith(TOML_BEGIN + "\n[mcp_servers.memory-custodian]\n")
-    assert 'command = "memory-custodian"\nargs = ["mcp"]\n' in toml
+    assert f'command = {json.dumps(SERVER["command"])}\nargs = {json.dumps(SERVER["args"])}\n'.replace('",', '", ') in toml
     hooks = json.loads((tmp_path / ".codex/hooks.json").read_text())
     assert hooks["hooks"]["PreToolUse"][0]["matcher"] == "Bash|shell|apply_patch"
     gemini = json.loads((tmp_path / ".gemini/settings.json").read_text())
-    assert gemini["hooks"]["AfterTool"][0]["hooks"][0]["command"] == "memory-custodian hook --host gemini AfterTool"
+    assert gemini["hooks"]["AfterTool"][0]["hooks"][0]["command"] == f"{MC} hook --host gemini AfterTool"
     assert gemini["mcpServers"]["memory-custodian"]["args"] == ["mcp"]
     install_agents(memory, ["codex", "gemini"], remove=True)
     assert snapshot(tmp_path) == {"docs/memory/manifest.md": b"# Memory Manifest\n"}
@@ -178,7 +182,7 @@ def test_custom_memory_dir_is_passed_to_commands(tmp_path):
     install_agents(memory, ["claude"], remove=False)
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
     assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
-        "memory-custodian hook --host claude --memory-dir docs/notes SessionStart")
+        f"{MC} hook --host claude --memory-dir docs/notes SessionStart")
     assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"]["args"] == [
         "mcp", "--memory-dir", "docs/notes"]
     assert "`docs/notes/ledger/`" in (tmp_path / "CLAUDE.md").read_text()

@@ -29,7 +29,7 @@ def test_directives_gotchas_and_recall(mem):
     recall = by_name["Ledger recall"]
     assert recall.note_ids == [f.id]  # notes already shown above are not repeated
     assert recall.text.splitlines()[0].startswith(f"[#{f.id}] finding/medium · ")
-    assert "more matched below the cutoff" in recall.text.splitlines()[-1]
+    assert recall.text.splitlines()[-1] == "`memory-custodian expand ID` for full notes"  # nothing left out: no "0 more"
     assert all(s.omitted == [] for s in secs)
 
 

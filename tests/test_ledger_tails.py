@@ -49,9 +49,9 @@ def test_a_whole_last_event_without_its_newline_is_read_by_every_reader_and_kept
     assert r.returncode == 0 and "## Ledger directives" in r.stdout and "second note beta" in r.stdout
     r = cli(root, "export", "--path", "out.md")
     assert r.returncode == 0 and "(2 notes" in r.stdout, r.stdout + r.stderr
-    r = cli(root, "doctor")
+    r = cli(root, "doctor", "--ledger-only")
     assert r.returncode == 0 and r.stdout.splitlines() == ["1 shard(s), 2 events, 2 notes", "ok"], r.stdout
-    r = cli(root, "doctor", "--repair")
+    r = cli(root, "doctor", "--ledger-only", "--repair")
     assert r.returncode == 0 and "torn" not in r.stdout and r.stdout.endswith("ok\n"), r.stdout
     assert shard.read_bytes() == before  # nothing to repair: not even the newline is "fixed"
     assert {n.id for n in memory.notes()} >= {beta.id}
@@ -201,11 +201,11 @@ def test_a_hidden_jsonl_file_is_no_shard_for_anyone_and_doctor_names_it(memory):
     r = cli(root, "export", "--path", "b.md")  # the index exists now
     assert (root / "a.md").read_bytes() == (root / "b.md").read_bytes()
     assert b"main note" in (root / "a.md").read_bytes() and b"hidden shard" not in (root / "a.md").read_bytes()
-    r = cli(root, "doctor")
+    r = cli(root, "doctor", "--ledger-only")
     assert r.returncode == 0 and r.stdout.splitlines() == ["1 shard(s), 1 events, 1 notes", "ok"], r.stdout
     assert r.stderr == ("warning: ledger/.2026-10.jsonl: a hidden file, not read as a shard — rename it without "
                         "the leading dot if its events belong in the ledger, else delete it\n")
-    assert json.loads(cli(root, "doctor", "--format", "json").stdout)["warnings"] == [r.stderr[9:-1]]
+    assert json.loads(cli(root, "doctor", "--ledger-only", "--format", "json").stdout)["warnings"] == [r.stderr[9:-1]]
 
 
 # ---- duplicate lines ------------------------------------------------------------------------------
@@ -217,19 +217,19 @@ def test_doctor_repair_removes_identical_copies_of_an_event_and_keeps_the_first(
     original = shard.read_bytes()
     shard.write_bytes(original + original)  # a cherry-pick and a union merge
     root = mem.root
-    r = cli(root, "doctor")
+    r = cli(root, "doctor", "--ledger-only")
     assert r.returncode == 1
     problem = r.stdout.splitlines()[1]
     assert problem.startswith("ledger/") and "duplicate-event" in problem
     assert "identical lines (harmless: replay reads it once) — `doctor --repair` keeps the first" in problem
     assert r.stderr == "error: 1 ledger problem(s) found — run `memory-custodian doctor --repair`\n"
     assert shard.read_bytes() == original + original  # doctor alone changes nothing
-    r = cli(root, "doctor", "--repair")
+    r = cli(root, "doctor", "--ledger-only", "--repair")
     assert r.returncode == 0, r.stdout + r.stderr
     assert shard.read_bytes() == original
     backups = list((mem.memory_dir / ".cache" / "backup").glob(shard.name + ".*"))
     assert [b.read_bytes() for b in backups] == [original + original]
-    assert cli(root, "doctor").returncode == 0
+    assert cli(root, "doctor", "--ledger-only").returncode == 0
 
 
 def test_doctor_asks_a_person_to_choose_between_differing_copies_of_an_event(mem):

@@ -120,3 +120,10 @@ def unreadable(path, exc: OSError, what: str = "file") -> Corrupt:
     if exc.errno == errno.EISDIR:
         return Corrupt("is a folder where a file is expected; replace it with a file", path=path)
     return Corrupt(f"cannot be read ({exc.strerror or exc}); fix or remove it and run the command again", path=path)
+
+
+def short_line(exc: BaseException, limit: int = 240) -> str:
+    """Any error as one short line, for a problem named inside a context pack (the hooks fail open)."""
+    text = exc.one_line() if isinstance(exc, CustodianError) else f"{type(exc).__name__}: {exc}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -52,7 +52,8 @@ class Memory:
 
     def init(self, *, extended: bool = False, agents=(), remove: bool = False, force_agent: bool = False,
              repair: bool = False, replace_existing: bool = False, apply: bool = False):
-        """Create the protocol 0.5 files (never overwriting), `.cache/`, and the ledger's merge rule.
+        """Create the protocol 0.5 files (never overwriting), `.cache/`, the merge rules in `.gitattributes`
+        and, in a git repository, the merge drivers in `.git/config` (`merging.py`).
 
         `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
         with `remove=True` only those are removed (all hosts' when none is named). Returns an
@@ -62,10 +63,14 @@ class Memory:
         `curated.initializing.init_memory`'s.
         """
         from .curated.initializing import InitResult, init_memory, memory_rel
+        from .merging import register
 
         options = {"extended": extended, "repair": repair, "replace_existing": replace_existing, "apply": apply}
         if not agents and not remove:
-            return init_memory(self, **options)
+            result = init_memory(self, **options)
+            if result.applied:  # a preview writes nothing, .git/config included
+                result.merge_drivers = register(self.root_str)
+            return result
         from .agents.install import install_agents, wanted_hosts
 
         hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
@@ -75,22 +80,24 @@ class Memory:
 
         managed_block.refuse_bad_markers(self.root_str, [host_modules.load(h) for h in hosts], install.MD_BEGIN)
         result = init_memory(self, **options)
-        if replace_existing and not apply:
-            return result  # a preview writes nothing, agent files included
+        if not result.applied:
+            return result  # a preview writes nothing, agent files and .git/config included
+        result.merge_drivers = register(self.root_str)
         result.agents = install_agents(self, hosts, force=force_agent or repair)
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
-             names_only: bool = False, strict: bool = False, ledger: bool = True):
+             names_only: bool = False, strict: bool = False, ledger: bool = True, fail_open: bool = False):
         """Build the context pack for `task`; returns a `ReadResult` (see `curated.context_pack`).
 
         A missing required file makes `exit_code` 1 (the pack is still built); with `strict=True`
-        it raises InvalidInput instead.
+        it raises InvalidInput instead. With `fail_open=True` (the hooks) a part that cannot load is
+        left out and named in `problems` instead of raising.
         """
         from .curated.reading import read_pack
 
         return read_pack(self, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
-                         names_only=names_only, strict=strict, ledger=ledger)
+                         names_only=names_only, strict=strict, ledger=ledger, fail_open=fail_open)
 
     def check(self):
         """Validate the curated folder; returns a `CheckResult` (`ok` is False if any problem)."""
@@ -114,11 +121,12 @@ class Memory:
     # ---- curated: writing (each a plan, written all-or-nothing, returning a `curated.plans.PlanResult`) --
 
     def add(self, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
-            name: str | None = None, area: str | None = None, allow_long: bool = False):
-        """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
+            name: str | None = None, area: str | None = None, allow_long: bool = False, title: str | None = None):
+        """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox);
+        `title` is a decision's or tombstone's heading (default: the text's first words)."""
         from .curated import write_api
 
-        return write_api.add(self, text, type, reasons, scope, name, area, allow_long)
+        return write_api.add(self, text, type, reasons, scope, name, area, allow_long, title)
 
     def forget(self, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
                allow_broad_match: bool = False):
@@ -259,6 +267,13 @@ class Memory:
     def doctor(self, repair=False):
         """Verify every shard (and with `repair` remove what an interrupted write left): a `DoctorReport`."""
         return self._ledger_notes().doctor(repair=repair)
+
+    def diagnose(self, hosts: bool = True) -> list:
+        """The whole setup, piece by piece (`setup_doctor.Finding`s): curated files, index, mirror, merge
+        rules and drivers, the ignored cache and, with `hosts`, every wired host's hooks and MCP server."""
+        from .setup_doctor import diagnose
+
+        return diagnose(self, hosts=hosts)
 
     def index(self):
         """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""

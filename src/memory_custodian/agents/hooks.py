@@ -2,8 +2,10 @@
 
 Agents rarely ask for memory on their own, so the host's hooks bring it: the context pack at
 session start, the top matching notes on each prompt, the gotchas of a file about to be touched.
-A hook must never break the agent's session: any error is one line on stderr and exit 0. It
-must be cheap: this module imports no argument parser and no mcp; `memory-custodian hook` (in
+A hook must never break the agent's session, and never fail silently: each part of what it sends
+(the curated files, the directives, gotchas, recall lines, the session state) degrades on its own,
+and whatever could not load is named in one line of the agent's context that points at
+`memory-custodian doctor` (and on stderr); exit 0 always. It must be cheap: this module imports no argument parser and no mcp; `memory-custodian hook` (in
 `cli/agents.py`) reads stdin and calls `run_hook`.
 """
 
@@ -19,7 +21,7 @@ TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of on
 PROMPT_LINES = 5
 PROMPT_BLOCK_CHARS = 2_000  # room kept for the prompt's lines when the pack is re-sent with them
 FILE_NOTES = 5
-HIGH_TASKS = 5  # task checkpoints listed at session start
+HIGH_TASKS = 5  # task checkpoints listed at session start, most recent first
 FILE_SCAN = 50  # gotchas fetched per file hook, before dedup
 DEFAULT_TASK = "implementation"
 EXPAND_POINTER = "full text: `memory_expand` or `memory-custodian expand ID`."
@@ -54,21 +56,78 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
     memory = _open_memory(project_root, memory_dir, hook.cwd)
     if memory is None:
         return spec.render_output(hook.event, "")  # no memory folder here: nothing to add
-    from .sessions import open_session
-
-    with open_session(memory.memory_dir_str, hook.session_id) as state:
+    problems: list[str] = []
+    with _session(memory, hook.session_id, problems) as state:
         if hook.action == "start":
-            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars)
+            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems)
         elif hook.action == "prompt":
-            context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars)
+            context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars,
+                                 problems)
         elif hook.action == "file":
-            context = _on_file(memory, state, _touched(spec, hook, memory.root_str), spec.max_context_chars)
+            context = _guarded(problems, "gotchas", _on_file, memory, state,
+                               _touched(spec, hook, memory.root_str), spec.max_context_chars) or ""
         else:
             # After compaction the host's context no longer holds what we sent: send it again.
             state.forget_injected()
             state.data["repack"] = True
             context = ""
+    if problems:
+        line = problem_line(problems, memory.root_str)
+        import sys
+
+        sys.stderr.write(line + "\n")
+        if hook.event in spec.context_events:
+            context = line + ("\n\n" + context if context else "")
     return spec.render_output(hook.event, context)
+
+
+PROBLEM_CHARS = 700  # the problem line's cap: it names the faults, `doctor` gives the detail
+
+
+def problem_line(problems: list[str], root: str = "") -> str:
+    """The one line that tells the agent some memory could not be loaded, and where to look."""
+    said = "; ".join(dict.fromkeys(p.replace(root + os.sep, "") if root else p for p in problems))
+    if len(said) > PROBLEM_CHARS:
+        said = said[: PROBLEM_CHARS - 1].rstrip() + "…"
+    return (f"memory-custodian · some project memory could not be loaded (what is shown may be incomplete): "
+            f"{said} — run `memory-custodian doctor`, which names each fix.")
+
+
+def _guarded(problems: list, part: str, fn, *args):
+    """`fn(*args)`, or None with the error named in `problems` (one part failing never costs the others)."""
+    from ..errors import short_line
+
+    try:
+        return fn(*args)
+    except Exception as exc:  # fail open, never silent: the agent's context names it
+        problems.append(f"{part}: {short_line(exc)}")
+        return None
+
+
+class _session:
+    """`sessions.open_session`, or a blank state that is never saved when the session file cannot
+    be opened or saved (a read-only checkout, a `.cache` that is a file): notes may then repeat."""
+
+    def __init__(self, memory, session_id: str, problems: list):
+        self.memory, self.session_id, self.problems, self.opened = memory, session_id, problems, None
+
+    def __enter__(self):
+        from .sessions import SessionState, open_session
+
+        opened = open_session(self.memory.memory_dir_str, self.session_id)
+        state = _guarded(self.problems, "session state", opened.__enter__)
+        if state is None:
+            return SessionState.blank()
+        self.opened = opened
+        return state
+
+    def __exit__(self, *exc_info):
+        if self.opened is None:
+            return False
+        if exc_info[0] is not None:
+            return self.opened.__exit__(*exc_info)
+        _guarded(self.problems, "session state", self.opened.__exit__, None, None, None)
+        return False
 
 
 def _touched(spec, hook, root: str) -> list[str]:
@@ -94,23 +153,36 @@ def _open_memory(project_root, memory_dir, cwd):
 
 # ---- session start: the context pack ---------------------------------------------------------
 
-def _on_start(memory, state, task: str, limit: int) -> str:
+def _on_start(memory, state, task: str, limit: int, problems: list) -> str:
     from .sessions import prune_sessions_now_and_then
 
-    prune_sessions_now_and_then(memory.memory_dir_str)
+    if state.path is not None:
+        _guarded(problems, "session files", prune_sessions_now_and_then, memory.memory_dir_str)
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
-    return _pack_block(memory, state, task, limit)
+    return _pack_block(memory, state, task, problems, limit)
 
 
-def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
+def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS) -> str:
     from ..curated.cutting import lines_part
 
+    from .cold_index import cold, start_building
+
     at = _now_iso()  # before reading: a note changed while we read counts as changed
-    result = memory.read(task)
-    tasks = _high_tasks(memory)
-    pack = result.cut_to(limit, frame=lambda body: _framed(task, body),
+    waiting = cold(memory)
+    if waiting:  # a fresh clone: never make the session wait for the index (`cold_index.py`)
+        _guarded(problems, "background indexing", start_building, memory)
+    result = memory.read(task, fail_open=True, ledger="cold" if waiting else True)
+    problems.extend(result.problems)
+    state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
+    if not result.modules and not result.sections:
+        return ""  # nothing could load: the problem line says why
+    ledger_broken = any(p.startswith("ledger notes:") for p in result.problems)
+    tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _open_tasks, memory) or [])
+    if problems:  # room for the problem line, which goes first
+        limit -= len(problem_line(problems, memory.root_str)) + 2
+    pack = result.cut_to(limit, frame=lambda body: _framed(task, body, result.tokens),
                          extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
     kept = set(pack.note_ids)
     for note_id, full in _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]:
@@ -119,9 +191,9 @@ def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
     return pack.text
 
 
-def _framed(task: str, body: str) -> str:
-    return (f"memory-custodian · context pack (task: {task}) · {DATA_NOTICE}\n{fence(body)}\n{RECALL_POINTER}\n"
-            f"{REMEMBER_POINTER}")
+def _framed(task: str, body: str, tokens: int) -> str:
+    return (f"memory-custodian · context pack (task: {task}; {tokens} tokens before any cut) · {DATA_NOTICE}\n"
+            f"{fence(body)}\n{RECALL_POINTER}\n{REMEMBER_POINTER}")
 
 
 def _shown(result) -> list[tuple[str, bool]]:
@@ -141,40 +213,48 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
-TASKS_TITLE = "Open high-priority tasks"  # the session-start pack lists them last, under this heading
+TASKS_TITLE = "Open tasks (most recent first)"  # the session-start pack lists them last, under this heading
+TASK_SCAN = 50  # task checkpoints read to pick the most recent from (recall orders them by priority first)
 
 
-def _high_tasks(memory) -> list[tuple[str, str | None]]:
-    """Open high-priority task checkpoints (where the last session left off), as (line, note id)."""
+def _open_tasks(memory) -> list[tuple[str, str | None]]:
+    """Open task checkpoints of every priority (where the last sessions left off), most recent first,
+    as (line, note id), with a closing line counting the rest."""
     from ..ledger.frames import index_line
 
-    # Without a query recall orders by priority first: if the one past the shown ones is high
-    # too, there are more.
-    # Only the hits are used: no counting of what fell below the cutoff.
-    result = memory.recall(None, kinds=("task",), limit=HIGH_TASKS + 1, counts=False, ids=False)
-    high = [h for h in result.hits if h.note.priority == "high"]
+    result = memory.recall(None, kinds=("task",), limit=TASK_SCAN, counts="matched", ids=False)
+    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.id), reverse=True)
     lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
-                                               for h in high[:HIGH_TASKS]]
-    if len(high) > HIGH_TASKS:
-        lines.append(("more high-priority tasks are open — `memory_recall` with kinds [task] to list them all", None))
+                                           for h in hits[:HIGH_TASKS]]
+    rest = len(hits) - len(lines) + (result.below_cutoff or 0)
+    if rest:
+        lines.append((f"{rest} more open task{'s' if rest != 1 else ''} — `memory_recall` with kinds [task] "
+                      "(or `memory-custodian recall --kind task`) lists them", None))
     return lines
 
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
 
-def _on_prompt(memory, state, prompt: str, task: str, now, limit: int) -> str:
+def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems: list) -> str:
     state.keep_message(prompt, now)
     state.new_turn()
+    told = state.data.pop("problems", None)
+    if isinstance(told, list):  # what the pack could not load, said again where the agent acts on it
+        problems.extend(str(p) for p in told)
     blocks: list[str] = []
     if state.data.get("repack"):
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
-        blocks.append(_pack_block(memory, state, task, limit - PROMPT_BLOCK_CHARS))
-    if prompt.strip():
-        lines_block = _prompt_lines(memory, state, prompt)
+        blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS))
+    from .cold_index import WAITING, cold
+
+    if prompt.strip() and cold(memory):
+        blocks.append(f"memory-custodian · {WAITING}.")
+    elif prompt.strip():
+        lines_block = _guarded(problems, "ledger notes", _prompt_lines, memory, state, prompt)
         if lines_block:
             blocks.append(lines_block)
-    return "\n\n".join(blocks)
+    return "\n\n".join(b for b in blocks if b)
 
 
 def _prompt_lines(memory, state, prompt: str) -> str:
@@ -223,8 +303,12 @@ def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], in
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
 def _on_file(memory, state, paths: list[str], limit: int) -> str:
+    from .cold_index import WAITING, cold
+
     if not paths:
         return ""
+    if cold(memory):
+        return f"memory-custodian · gotchas for these files: {WAITING}."
     # An agent reads a file, then edits it, then edits it again: when nothing changed in the
     # ledger since everything for these paths was shown, skip the query altogether.
     signature = _ledger_signature(memory)

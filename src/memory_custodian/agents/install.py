@@ -1,7 +1,9 @@
 """`init --agent HOST|all` and `--remove`: wire the memory into each host, as its module declares.
 
 Everything we add is findable again: text snippets sit between our markers, JSON entries carry
-a command starting with `memory-custodian `, the TOML block sits between marker comments. So a
+a `… memory-custodian hook` command (`launcher.is_our_command`), the TOML block sits between marker
+comments. The commands are absolute (`launcher.py`), so re-running from another installation
+rewrites a stale one. So a
 second run changes nothing and `--remove` takes out exactly what we added. The file as it was
 before our first install is kept in `.cache/agents-originals.json`, and when removing leaves the
 rest of it as it was, those exact bytes come back (formatting, key order, trailing newline and all).
@@ -18,9 +20,9 @@ from ..fsutil import atomic_write, cache_dir, project_lock, read_utf8
 from ..project import DEFAULT_MEMORY_DIR
 from ..records import Record
 from . import hosts, managed_block
+from .launcher import Launcher, current_launcher, is_our_command
 
 SERVER_NAME = "memory-custodian"
-COMMAND_PREFIX = "memory-custodian "
 
 MD_BEGIN = "<!-- memory-custodian:begin (managed by `memory-custodian init --agent`; --remove takes it out) -->"
 MD_END = "<!-- memory-custodian:end -->"
@@ -54,13 +56,12 @@ def _dir_args(memory) -> list[str]:
     return [] if rel == DEFAULT_MEMORY_DIR else ["--memory-dir", rel]
 
 
-def hook_command(memory, host: str, event: str) -> str:
-    extra = " ".join(_dir_args(memory))
-    return f"memory-custodian hook --host {host}{' ' + extra if extra else ''} {event}"
+def hook_command(memory, host: str, event: str, launcher: Launcher) -> str:
+    return launcher.command(["hook", "--host", host, *_dir_args(memory), event])
 
 
-def server_entry(memory) -> dict:
-    return {"args": ["mcp", *_dir_args(memory)], "command": "memory-custodian"}
+def server_entry(memory, launcher: Launcher) -> dict:
+    return launcher.server(["mcp", *_dir_args(memory)])
 
 
 def snippet(memory, host: str) -> str:
@@ -136,7 +137,7 @@ def _dump_json(data: dict, like: str | None) -> str:
 
 
 def _ours(entry) -> bool:
-    return isinstance(entry, dict) and str(entry.get("command", "")).startswith(COMMAND_PREFIX)
+    return isinstance(entry, dict) and is_our_command(str(entry.get("command", "")))
 
 
 def _strip_hooks(data: dict) -> dict:
@@ -168,7 +169,7 @@ def _strip_hooks(data: dict) -> dict:
     return out
 
 
-def _add_hooks(data: dict, memory, host: str) -> dict:
+def _add_hooks(data: dict, memory, host: str, launcher: Launcher) -> dict:
     data = _strip_hooks(data)
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
@@ -177,7 +178,7 @@ def _add_hooks(data: dict, memory, host: str) -> dict:
     spec = hosts.load(host)
     for event in spec.events:
         matcher = spec.matcher(event)
-        group: dict = {"hooks": [{"command": hook_command(memory, host, event), "type": "command"}]}
+        group: dict = {"hooks": [{"command": hook_command(memory, host, event, launcher), "type": "command"}]}
         if matcher:
             group = {"hooks": group["hooks"], "matcher": matcher}
         existing = hooks.get(event, [])
@@ -200,12 +201,12 @@ def _strip_server(data: dict) -> dict:
     return out
 
 
-def _add_server(data: dict, memory) -> dict:
+def _add_server(data: dict, memory, launcher: Launcher) -> dict:
     servers = data.get("mcpServers")
     if servers is not None and not isinstance(servers, dict):
         raise InvalidInput('"mcpServers" is not a JSON object; fix it by hand, then rerun')
     servers = dict(servers or {})
-    servers[SERVER_NAME] = server_entry(memory)
+    servers[SERVER_NAME] = server_entry(memory, launcher)
     return {**data, "mcpServers": servers}
 
 
@@ -221,8 +222,8 @@ def _prune(value):
 
 # ---- TOML block (Codex) ------------------------------------------------------------------------
 
-def _toml_block(memory) -> str:
-    entry = server_entry(memory)
+def _toml_block(memory, launcher: Launcher) -> str:
+    entry = server_entry(memory, launcher)
     args = ", ".join(json.dumps(a) for a in entry["args"])
     return (f"{TOML_BEGIN}\n[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(entry['command'])}\n"
             f"args = [{args}]\n{TOML_END}\n")
@@ -284,7 +285,7 @@ def _without_ours(current: str | None, begin: str, end: str, original: str | Non
 
 
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
-               original: str | None, has_original: bool, force: bool = False):
+               original: str | None, has_original: bool, launcher: Launcher, force: bool = False):
     """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
     path = os.path.join(memory.root_str, rel)
     if kind == "md" and current is not None:
@@ -307,7 +308,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
             return _without_ours(current, TOML_BEGIN, TOML_END, original, has_original)
         if current is not None and _user_defines_server(current):
             return current
-        return _with_block(current, _toml_block(memory), TOML_BEGIN, TOML_END)
+        return _with_block(current, _toml_block(memory, launcher), TOML_BEGIN, TOML_END)
     # JSON: "hooks", "server" or "hooks+server"
     data = _load_json(path, current)
     stripped = _strip_kind(data, kind)
@@ -322,9 +323,9 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
         return _dump_json(stripped, current)
     new = data
     if "hooks" in kind:
-        new = _add_hooks(new, memory, host)
+        new = _add_hooks(new, memory, host, launcher)
     if "server" in kind:
-        new = _add_server(new, memory)
+        new = _add_server(new, memory, launcher)
     if new == data:  # our entries are there already: keys re-added in another order are no change
         return current
     return _dump_json(new, current)
@@ -398,12 +399,15 @@ def wanted_hosts(agents) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def install_agents(memory, agents: list[str], remove: bool = False, force: bool = False) -> "InstallReport":
+def install_agents(memory, agents: list[str], remove: bool = False, launcher: Launcher | None = None,
+                   force: bool = False) -> "InstallReport":
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
-    Returns {"action", "agents", "changed": [paths], "unchanged": [paths], "removed": [paths]}.
+    Returns {"action", "agents", "created", "changed", "unchanged", "removed": [paths], "command",
+    "command_kind", "warnings"}; the commands are `launcher`'s (default: this installation's).
     Nothing is written unless every file involved could be read and planned.
     """
+    launcher = launcher or current_launcher()
     wanted = wanted_hosts(agents)
     if not wanted:
         raise InvalidInput(f"no agent given; use one of: {', '.join(hosts.HOSTS)}, all")
@@ -411,13 +415,16 @@ def install_agents(memory, agents: list[str], remove: bool = False, force: bool 
     with project_lock(memory.memory_dir_str):
         store_path = os.path.join(cache_dir(memory.memory_dir_str), ORIGINALS)
         originals = _load_originals(store_path)
-        plans = [_plan(memory, host, rel, kind, remove, originals, force)
+        plans = [_plan(memory, host, rel, kind, remove, originals, launcher, force)
                  for host in wanted for rel, kind in hosts.load(host).files]
-        changed, unchanged, removed = [], [], []
+        created, changed, unchanged, removed = [], [], [], []
         for rel, current, new in plans:
             path = os.path.join(root, rel)
             if new == current:
                 unchanged.append(rel)
+            elif current is None:
+                atomic_write(path, new)
+                created.append(rel)
             elif new is None:
                 os.unlink(path)
                 removed.append(rel)
@@ -434,20 +441,29 @@ def install_agents(memory, agents: list[str], remove: bool = False, force: bool 
             atomic_write(store_path, json.dumps(originals, sort_keys=True, ensure_ascii=False, indent=1) + "\n")
         elif os.path.exists(store_path):
             os.unlink(store_path)
-    report = InstallReport(action="remove" if remove else "install", agents=wanted, changed=sorted(changed),
-                           removed=sorted(removed), unchanged=sorted(unchanged))
+    warnings = []
+    if not remove and launcher.temporary():
+        warnings.append(f"the command written is {launcher.command([])}, which looks temporary: once it is gone "
+                        "the hooks find nothing — install memory-custodian for good (`pipx install` or `uv tool "
+                        "install`), then rerun `memory-custodian init --agent`")
+    report = InstallReport(action="remove" if remove else "install", agents=wanted, created=sorted(created),
+                           changed=sorted(changed), removed=sorted(removed), unchanged=sorted(unchanged),
+                           command=None if remove else launcher.command([]),
+                           command_kind=None if remove else launcher.kind, warnings=warnings)
     report.update(managed_block.kept_report(plans, remove))
     return report
 
 
-def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, force: bool = False):
+def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, launcher: Launcher,
+          force: bool = False):
     """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
     path = _confined(memory.root_str, rel)
     current = _read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
     has_original = rel in originals
     original = originals.get(rel)
-    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, force)
+    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, launcher,
+                         force)
     new = original if planned is RESTORE else form.encode(planned)
     if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
         originals[rel] = current  # the file as it was before we first touched it

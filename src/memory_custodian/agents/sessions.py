@@ -58,9 +58,14 @@ def _empty() -> dict:
 class SessionState:
     """The state of one host session; mutate `data`, it is saved when the block exits."""
 
-    def __init__(self, path: str, data: dict):
+    def __init__(self, path: str | None, data: dict):
         self.path = path
         self.data = data
+
+    @classmethod
+    def blank(cls) -> "SessionState":
+        """A state that is never saved: for a hook whose session file cannot be opened (fail open)."""
+        return cls(None, _empty())
 
     # -- dedup: each note at most once per session unless it changed -------------------------
     # A title line does not stand in for the full text: a note first seen as a line in a prompt

@@ -25,11 +25,14 @@ def hook(event, host, task, project_root, memory_dir) -> int:
         # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
         raw = sys.stdin.buffer.read().decode("utf-8", "replace")
         out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task)
-    except Exception as exc:  # the agent's session matters more than its memory
+    except Exception as exc:  # the agent's session matters more than its memory, and is told it has none
+        from ..agents.hooks import problem_line
         from ..agents.hosts import load
 
         sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
-        out = load(host).render_output(event, "") if event else ""
+        spec = load(host)
+        told = problem_line([_one_line(exc)]) if event in spec.context_events else ""
+        out = spec.render_output(event, told) if event else ""
     if out:
         sys.stdout.write(out + "\n")
         sys.stdout.flush()
@@ -44,3 +47,10 @@ def _one_line(exc: BaseException) -> str:
 
         return exc.one_line(CLI_TERMS)
     return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
+
+
+def merge_driver(kind, base, ours, theirs, path) -> int:
+    """What git runs for a memory file (`.git/config`, written by `init`)."""
+    from ..merging import run_driver
+
+    return run_driver(kind, base, ours, theirs, path)

@@ -31,14 +31,20 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
         for path in result.kept:
             echo(f"kept    {path} (already exists, left alone)")
         if result.gitattributes != "unchanged":
-            echo(f"{result.gitattributes} .gitattributes ({result.memory_dir}/ledger/*.jsonl merge=union)")
+            echo(f"{result.gitattributes} .gitattributes (merge rules for {result.memory_dir}/)")
+        if result.merge_drivers == "registered":
+            echo("registered the merge drivers in .git/config (curated files entry by entry, MEMORY.md rendered again)")
     report = result.agents
     if isinstance(report, dict):
-        for key in ("changed", "removed", "unchanged"):
+        for key in ("created", "changed", "removed", "unchanged"):
             for path in report.get(key) or ():
                 echo(f"{key:<9} {path}")
         for path in report.get("kept_09_block") or ():
             echo(f"kept      {path} (its MemoryCustodian 0.9 block; --force-agent replaces it with ours)")
+        if report.get("command"):
+            echo(f"hooks and MCP server run: {report['command']} (the {report['command_kind']} of this installation)")
+        for message in report.get("warnings") or ():
+            sys.stderr.write(f"warning: {message}\n")
     elif report is not None:
         echo(str(report))
     if f"{result.memory_dir}/brief.md" in result.created:
@@ -84,6 +90,13 @@ def check(project_root, memory_dir, privacy, fmt):
         problems, warnings = len(result.problems), len(result.findings) - len(result.problems)
         echo(f"{result.files_checked} files checked: {problems} problem{'s' if problems != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if result.broken:
+        from ..errors import InvalidInput
+
+        first = result.broken[0]
+        raise InvalidInput(f"{first.file}{f':{first.line}' if first.line else ''}: {first.code} — "
+                           f"{len(result.problems)} problem(s) found, {len(result.broken)} that leave the memory "
+                           "folder unusable; fix them and run check again")
     if not result.ok:
         raise ProblemsFound(f"{len(result.problems)} problem(s) found in {result.memory_dir}; fix them and run check again")
 

@@ -26,9 +26,10 @@ def _print_result(result, fmt: str, *, preview_hint: str | None = None) -> None:
         warn(note)
 
 
-def add(project_root, memory_dir, text, kind, reasons, scope, name, area, allow_long, fmt):
+def add(project_root, memory_dir, text, kind, reasons, scope, name, area, allow_long, title, fmt):
     memory = open_memory(project_root, memory_dir)
-    result = memory.add(text, kind, reasons=list(reasons), scope=scope, name=name, area=area, allow_long=allow_long)
+    result = memory.add(text, kind, reasons=list(reasons), scope=scope, name=name, area=area, allow_long=allow_long,
+                        title=title)
     _print_result(result, fmt)
     if fmt != "json":
         info = result.budget

@@ -122,29 +122,20 @@ def reindex(fmt, project_root, memory_dir):
         echo(f"indexed {result['notes']} notes from {result['events']} events in {result['shards']} shard(s)")
 
 
-def doctor(repair, fmt, project_root, memory_dir):
+def doctor(repair, ledger_only, fmt, project_root, memory_dir):
     from ..errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
-    report = memory.doctor(repair=repair).to_dict()
+    report = _ledger_report(memory, repair)
+    setup = [] if ledger_only else [f.to_dict() for f in memory.diagnose()]
+    failed = [f for f in setup if not f["ok"]]
+    report["setup"] = setup
     if fmt == "json":
-        emit_json(report)
+        emit_json({**report, "ok": report["ok"] and not failed})
     else:
-        echo(f"{report['shards']} shard(s), {report['events']} events, {report['notes']} notes")
-        for p in report["problems"]:
-            echo(printable(f"{p['where'] or 'ledger'}: {p['code']}: {p['message']}"))
-        if report.get("repaired"):
-            r = report["repaired"]
-            echo(f"repaired: {r['trimmed_tails']} torn tail(s) trimmed, {r['removed_lines']} line(s) removed; "
-                 f"backups in {', '.join(r['backups'])}")
-        if report.get("index"):
-            idx = report["index"]
-            echo(idx["error"] if "error" in idx else f"index rebuilt: {idx['notes']} notes")
-        for name in report.get("trimmed_earlier", []):
-            warn(f"a writer trimmed a torn line earlier; fragment kept in .cache/torn/{name}")
-        for text in report.get("warnings", []):
-            warn(printable(text))
-        echo("ok" if report["ok"] else f"{len(report['remaining'])} problem(s) remain")
+        _doctor_text(report, setup)
+    if failed and report["ok"]:
+        raise ProblemsFound(f"{len(failed)} setup problem(s) found — each FAIL line says its fix")
     if not report["ok"]:
         # advertise --repair only for what it can fix; the rest needs a person
         if report.get("repairable") and not repair:
@@ -152,3 +143,40 @@ def doctor(repair, fmt, project_root, memory_dir):
         else:
             hint = " — `doctor --repair` cannot fix these; each problem says what to do"
         raise ProblemsFound(f"{len(report['remaining'])} ledger problem(s) found{hint}")
+
+
+def _ledger_report(memory, repair: bool) -> dict:
+    """The ledger's own doctor report; a ledger that cannot even be opened is one problem, and the
+    setup checks still run."""
+    from ..errors import CustodianError, short_line
+
+    try:
+        return memory.doctor(repair=repair).to_dict()
+    except (CustodianError, OSError) as exc:
+        problem = {"code": "ledger-unreadable", "message": short_line(exc), "where": None}
+        return {"shards": 0, "events": 0, "notes": 0, "problems": [problem], "remaining": [problem], "ok": False,
+                "repairable": False, "repaired": None, "warnings": [], "trimmed_earlier": []}
+
+
+def _doctor_text(report: dict, setup: list) -> None:
+    echo(f"{report['shards']} shard(s), {report['events']} events, {report['notes']} notes")
+    for p in report["problems"]:
+        echo(printable(f"{p['where'] or 'ledger'}: {p['code']}: {p['message']}"))
+    if report.get("repaired"):
+        r = report["repaired"]
+        kept = f"; backups in {', '.join(r['backups'])}" if r["backups"] else ""
+        echo(f"repaired: {r['trimmed_tails']} torn tail(s) trimmed, {r['removed_lines']} line(s) removed{kept}")
+    if report.get("index"):
+        idx = report["index"]
+        echo(idx["error"] if "error" in idx else f"index rebuilt: {idx['notes']} notes")
+    for name in report.get("trimmed_earlier", []):
+        warn(f"a writer trimmed a torn line earlier; fragment kept in .cache/torn/{name}")
+    for text in report.get("warnings", []):
+        warn(printable(text))
+    from ..setup_doctor import Finding
+
+    for finding in setup:
+        echo(printable(Finding(**finding).line()))
+    failed = sum(not f["ok"] for f in setup)
+    echo("ok" if report["ok"] and not failed else
+         f"{len(report['remaining'])} ledger problem(s), {failed} setup problem(s) remain")

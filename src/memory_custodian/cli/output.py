@@ -44,3 +44,30 @@ def open_memory(project_root, memory_dir):
     from ..memory import Memory
 
     return Memory.open(project_root, memory_dir)
+
+
+def paths_from_cwd(paths, project_root, memory_dir) -> list[str]:
+    """`--path` values as a person typing them means them: relative to the current directory when it
+    is inside the project (from `src/app`, `db.py` is `src/app/db.py`), stored relative to the
+    project root; one that leaves the project is refused. Absolute paths go to the library as they are."""
+    import os
+
+    from ..errors import InvalidInput
+    from ..fsutil import inside
+
+    root = open_memory(project_root, memory_dir).root_str
+    here = os.path.realpath(os.getcwd())
+    if here == root or not inside(here, root):
+        return list(paths)
+    out = []
+    for value in paths:
+        raw = str(value).replace("\\", "/")
+        if os.path.isabs(raw) or not raw.strip():
+            out.append(value)
+            continue
+        rel = os.path.relpath(os.path.normpath(os.path.join(here, raw)), root).replace(os.sep, "/")
+        if rel == ".." or rel.startswith("../"):
+            raise InvalidInput(f"{{field}} {value!r} leaves the project (from {os.path.relpath(here, root)} it is "
+                               f"{rel} from the project root); pass a path inside {root}", field="paths")
+        out.append(rel + ("/" if raw.endswith("/") and rel != "." else ""))
+    return out

@@ -71,6 +71,14 @@ def run(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
         command, kwargs = parse(argv)
+        if "actor" in kwargs and kwargs["actor"] is None:
+            from ..agents.hosts import running_host
+
+            kwargs["actor"] = "agent" if running_host() else "human"
+        if kwargs.get("paths"):
+            from .output import paths_from_cwd
+
+            kwargs["paths"] = paths_from_cwd(kwargs["paths"], kwargs.get("project_root"), kwargs.get("memory_dir"))
         return handler_of(command)(**kwargs) or 0
     except UsageError as exc:
         hint = f" — for usage: {PROG} {exc.command} --help" if exc.command and not as_json else ""

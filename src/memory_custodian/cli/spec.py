@@ -55,8 +55,9 @@ MEMORY = (
 )
 FORMAT = opt("--format", "fmt", choices=("text", "json"), default="text", help="Output format.")
 DATA = (FORMAT, *MEMORY)
-ACTOR = opt("--actor", choices=("human", "agent"), default="human",
-            help="Who is acting; hooks and the MCP server write as agent.")
+ACTOR = opt("--actor", choices=("human", "agent"),
+            help="Who is acting (default: agent when run inside Claude Code, Codex or Gemini CLI, else human); "
+                 "hooks and the MCP server write as agent.")
 APPLY = flag("--apply", "Write the plan (default: preview only).", dest="apply_")
 PLAN = opt("--plan", "plan_id", metavar="ID", help="With --apply: refuse unless the preview's plan still holds.")
 NOTE_ID = Arg("note_id", "ID")

@@ -68,6 +68,8 @@ _TABLE = (
                 opt("--name", metavar="N", help="The rule, profile or area file name (rules/N.md)."),
                 opt("--area", metavar="A", help="Write a decision/constraint/preference/tombstone to areas/A.md."),
                 flag("--allow-long", "Accept a decision over its 120-token entry budget (after review)."),
+                opt("--title", metavar="T", help="The heading of a decision or tombstone (default: the text's first "
+                                                "words, cut at a word boundary)."),
                 FORMAT,
             )),
     Command("forget", "curated", "curated_write:forget",
@@ -184,6 +186,14 @@ _TABLE = (
             ), "EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse, PreCompact; "
                "gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails the host: any error is "
                "one line on stderr and exit 0. `init --agent` installs these."),
+    Command("merge-driver", "agents", "agents:merge_driver",
+            "Merge one memory file as git asks (registered by `init` in .git/config; not run by hand).",
+            "memory-custodian merge-driver curated %O %A %B %P", (
+                Arg("kind", "KIND"), Arg("base", "BASE"), Arg("ours", "OURS"), Arg("theirs", "THEIRS"),
+                Arg("path", "PATH"),
+            ), "KIND is curated (entry by entry: both branches' new entries kept; an entry both changed becomes "
+               "one marked entry that `check` reports, exit 1) or mirror (MEMORY.md rendered again from the union "
+               "of both branches' ledger shards). The result is written to OURS."),
     # ---- maintenance ----
     Command("check", "maintenance", "curated_read:check",
             "Validate the memory folder: files, manifest, routes, budgets, fences, index. Exit 1 on any problem.",
@@ -211,11 +221,16 @@ _TABLE = (
             "Rebuild the derived index (.cache/index.sqlite) from the ledger shards.",
             "memory-custodian reindex", DATA),
     Command("doctor", "maintenance", "ledger:doctor",
-            "Verify every ledger shard: torn lines, incomplete txns, versions, ops, illegal transitions, duplicates.",
+            "Check the whole setup: ledger shards and index, curated files, mirror, merge rules, hosts' wiring.",
             "memory-custodian doctor --repair", (
                 flag("--repair", "Remove torn tails and incomplete txns (with a backup) and rebuild the index."),
+                flag("--ledger-only", "Check only the ledger's shards, not the rest of the setup (quicker)."),
                 *DATA,
-            )),
+            ), "Ledger: torn lines, incomplete txns, versions, ops, illegal transitions, duplicates. Then one line per "
+               "piece of the setup, each FAIL with its fix: curated files and manifest (as `check`), the index, the "
+               "export mirror, .gitattributes and the merge drivers in .git/config, the ignored .cache/, and every "
+               "wired host: each hook command run as the host runs it (bare PATH, its payload, its timeout) and each "
+               "MCP server started up to its tool list. Exit 1 on any problem."),
     Command("serve", "maintenance", "serve:serve",
             "Serve a local, read-only web view of the context pack, the ledger, each note's history and reports.",
             "memory-custodian serve --open", (
@@ -228,8 +243,9 @@ _TABLE = (
                     help="A truth set (the JSONL that eval reads): adds the recall-miss report."),
                 flag("--open", "Open the viewer in the default web browser.", dest="open_"),
                 *DATA,
-            ), "Prints the URL (with --format json one object: url, host, port) and serves until Ctrl-C. Loopback only by default; requests with a non-loopback Host header are refused, and nothing "
-               "can be changed from it: every change goes through the CLI, the MCP server or edit."),
+            ), "Prints the URL (with --format json one object: url, host, port) and serves until Ctrl-C. Loopback "
+               "only by default; requests with a non-loopback Host header are refused, and nothing can be changed "
+               "from it: every change goes through the CLI, the MCP server or edit."),
     Command("eval", "maintenance", "evaluate:eval_cmd",
             "Run the labelled queries in TRUTH (JSONL) through recall and report what it missed.",
             "memory-custodian eval docs/memory/recall-truth.jsonl --min-recall 0.8", (

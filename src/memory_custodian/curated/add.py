@@ -83,13 +83,13 @@ class AddResult(PlanResult):
 
 
 def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str | None, name: str | None,
-               area: str | None, allow_long: bool, date: str, memory_rel: str) -> Plan:
+               area: str | None, allow_long: bool, date: str, memory_rel: str, title: str | None = None) -> Plan:
     if not text or not text.strip():
         raise InvalidInput("add needs the entry TEXT; it is empty")
     kind = "tombstone" if kind == "do-not-use" else kind  # MemoryCustodian's alias
     target = resolve_target(kind, name, area)
     reasons = _checked_inputs(text, kind, reasons, scope)
-    entry = _entry_for(kind, text, reasons, scope, date, allow_long)
+    entry = _entry_for(kind, text, reasons, scope, date, allow_long, title)
     reader = Reader(memory_dir)
     manifest_path = reader.path_of("manifest.md")
     manifest_text = reader.read("manifest.md")
@@ -156,12 +156,16 @@ def _as_field(check, value: str, label: str, field: str) -> None:
         raise type(exc)(exc.template, field=field) from exc
 
 
-def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date: str, allow_long: bool) -> str:
+def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date: str, allow_long: bool,
+               title: str | None = None) -> str:
+    if title is not None and (kind not in ("decision", "tombstone") or not " ".join(title.split())):
+        raise InvalidInput("{field} names a decision's or tombstone's heading; other entries are one bullet "
+                           "with no heading" if title.strip() else "{field} is empty", field="title")
     if kind == "tombstone":
-        return tombstone_entry(text, reasons, scope)
+        return tombstone_entry(text, reasons, scope, title)
     if kind != "decision":
         return bullet_entry(text)
-    entry = decision_entry(text, reasons, scope, date)
+    entry = decision_entry(text, reasons, scope, date, title)
     tokens = estimate_tokens(entry)
     if tokens > DECISION_ENTRY_BUDGET and not allow_long:
         raise Refused(

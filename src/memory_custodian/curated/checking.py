@@ -1,7 +1,8 @@
 """`check` (validate the whole curated folder, one finding a line) and `status` (one screen a person reads).
 
-Finding codes, problems (exit 1): core-missing, manifest-invalid, manifest-lookalike-heading,
-manifest-section-missing, route-missing, route-escapes, index-missing, not-indexed, over-budget,
+Finding codes, problems that make the folder unusable as it stands (exit 2): manifest-invalid,
+manifest-section-missing, manifest-unknown-task-heading, manifest-task-unrouted, conflict-markers.
+Other problems (exit 1): core-missing, manifest-lookalike-heading, route-missing, route-escapes, index-missing, not-indexed, over-budget,
 oversized-entry, unclosed-fence, not-utf8, protocol-missing, protocol-unsupported,
 interrupted-write, uncurated-brief, long-entry. Warnings (reported, exit 0): unused-task-heading,
 duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-gitignore-missing,
@@ -22,6 +23,8 @@ from .reading import readable_errors
 from .templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
+BROKEN = ("manifest-invalid", "manifest-section-missing", "manifest-unknown-task-heading", "manifest-task-unrouted",
+          "conflict-markers")  # problem codes that make `check` exit 2
 SUPPORTED_PROTOCOLS = ("0.5",)
 _TEMPLATE_BRIEF_MARKERS = (
     "Replace this paragraph with what the project is",
@@ -55,6 +58,11 @@ class CheckResult(Record):
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def broken(self) -> list[Finding]:
+        """The problems that leave the folder unusable as it stands (exit 2)."""
+        return [f for f in self.problems if f.code in BROKEN]
+
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "ok": self.ok, "files_checked": self.files_checked,
                 "problems": len(self.problems), "warnings": len(self.findings) - len(self.problems),
@@ -76,6 +84,7 @@ def _shown(memory, memory_dir) -> str:
 def check_memory(memory) -> CheckResult:
     from ..fsutil import read_utf8
     from ..project import require_memory_dir
+    from .conflicts import ADVICE, marker_line
     from .manifest import parse_manifest
     from .units import split_units
 
@@ -99,6 +108,9 @@ def check_memory(memory) -> CheckResult:
         except CustodianError as exc:
             add(Finding(PROBLEM, "not-utf8", f(name), exc.line, exc.message))
             continue
+        marker = marker_line(texts[name])
+        if marker is not None:
+            add(Finding(PROBLEM, "conflict-markers", f(name), marker, ADVICE))
         document = split_units(texts[name])
         if document.unclosed_fence_line is not None:
             add(Finding(PROBLEM, "unclosed-fence", f(name), document.unclosed_fence_line,
@@ -112,6 +124,11 @@ def check_memory(memory) -> CheckResult:
             add(Finding(PROBLEM, "manifest-invalid", f("manifest.md"), exc.line, exc.message))
 
     if manifest is not None:
+        from .reading import curated_files
+        from .routing import manifest_errors
+
+        for code, line, message in manifest_errors(manifest, curated_files(memory_dir)):
+            add(Finding(PROBLEM, code, f("manifest.md"), line, message))
         _check_manifest(manifest, memory_dir, texts, add, f)
     _check_sizes(manifest, texts, add, f)
     from .reading import interrupted_write
@@ -206,8 +223,6 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
         add(Finding(PROBLEM, "manifest-lookalike-heading", mpath, line,
                     f"`## {heading}` is not `## {SECTION_TITLES[known]}`: it contains {odd}, so the section "
                     f"is ignored — retype the heading"))
-    for _, line, message in manifest.missing_sections():
-        add(Finding(PROBLEM, "manifest-section-missing", mpath, line, message))
     faked = {line for line, *_ in manifest.lookalikes}
     for name, line in manifest.sections:
         if name not in KNOWN_SECTIONS and line not in faked:
@@ -217,9 +232,6 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
     for section in manifest.task_sections:
         heading = section.heading.casefold()
         served = [t for t in CANONICAL_TASKS if any(k in heading for k in TASK_KEYWORDS[t])]
-        if not served:
-            add(Finding(WARNING, "unused-task-heading", mpath, section.line,
-                        f"`### {section.heading}` matches no task ({', '.join(CANONICAL_TASKS[1:])}); its routes never load"))
         for task in served:
             if task in seen_tasks:
                 add(Finding(WARNING, "duplicate-task-heading", mpath, section.line,

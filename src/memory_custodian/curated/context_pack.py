@@ -37,8 +37,8 @@ class ReadResult(Record):
     the ledger's `sections`, every `omissions` record and the warnings."""
 
     FIELDS = ("task", "canonical_task", "task_heading", "inputs", "modules", "sections", "omissions", "warnings",
-              "rendered", "names_only")
-    DEFAULTS = {"names_only": False}
+              "rendered", "names_only", "problems")
+    DEFAULTS = {"names_only": False, "problems": Factory(list)}
 
     @property
     def loaded(self) -> list[str]:
@@ -68,6 +68,11 @@ class ReadResult(Record):
             if omission.reason == OMITTED_BY_BUDGET:
                 counts[omission.module] = counts.get(omission.module, 0) + 1
         return counts
+
+    @property
+    def tokens(self) -> int:
+        """The pack's size: its loaded files and ledger sections, in tokens."""
+        return sum(m.tokens or 0 for m in self.modules if m.disposition == LOADED) + sum(s.tokens or 0 for s in self.sections)
 
     @property
     def exit_code(self) -> int:
@@ -107,14 +112,17 @@ class ReadResult(Record):
                 for s in self.sections
             ],
             "warnings": list(self.warnings),
+            "problems": list(self.problems),
             "rendered": self.rendered,
             "sha256": self.sha256,
+            "tokens": self.tokens,
             "exit_code": self.exit_code,
         }
 
     def explain_text(self) -> str:
         out = ["## Explain", f"Task: {self.task} -> {self.canonical_task}"
-               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)")]
+               + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)"),
+               f"Tokens: {self.tokens} in all"]
         for key in ("paths", "areas", "profiles", "rules"):
             if self.inputs.get(key):
                 out.append(f"{key.capitalize()}: {', '.join(self.inputs[key])}")

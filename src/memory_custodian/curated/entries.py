@@ -54,9 +54,15 @@ def safe_name(name: str | None, what: str) -> str:
     return raw
 
 
+HEADING_MAX = 72
+
+
 def title_of(message: str) -> str:
+    """An entry's heading from its text: the first 72 characters, cut at a word boundary with "…"."""
+    from ..tokens import cut_words
+
     clean = " ".join(message.strip().split())
-    return clean[:72].rstrip() if clean else "Untitled memory"
+    return cut_words(clean, HEADING_MAX) if clean else "Untitled memory"
 
 
 def long_decisions(text: str) -> list[tuple[str, int, int]]:
@@ -85,16 +91,16 @@ def _reason_lines(reasons: list[str]) -> list[str]:
     return ["Reason:"] + [f"- {r}" for r in reasons]
 
 
-def decision_entry(message: str, reasons: list[str], scope: str | None, date: str) -> str:
-    lines = [f"## {date} - {title_of(message)}", "Decision:", message.strip()]
+def decision_entry(message: str, reasons: list[str], scope: str | None, date: str, title: str | None = None) -> str:
+    lines = [f"## {date} - {title_of(title or message)}", "Decision:", message.strip()]
     lines += _reason_lines(reasons)
     if scope:
         lines += ["Scope:", scope.strip()]
     return _block(lines)
 
 
-def tombstone_entry(message: str, reasons: list[str], scope: str | None) -> str:
-    lines = [f"## Tombstone: {title_of(message)}", message.strip()]
+def tombstone_entry(message: str, reasons: list[str], scope: str | None, title: str | None = None) -> str:
+    lines = [f"## Tombstone: {title_of(title or message)}", message.strip()]
     lines += _reason_lines(reasons)
     if scope:
         lines += ["Scope:", scope.strip()]

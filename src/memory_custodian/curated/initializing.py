@@ -1,4 +1,4 @@
-"""`init`: create the protocol 0.5 files, the private `.cache/`, and the git merge rule for the ledger.
+"""`init`: create the protocol 0.5 files, the private `.cache/`, and the git merge rules for the memory folder.
 
 It never overwrites: every existing file is left alone and reported as kept. Everything is
 checked before the first write, so a refusal leaves the disk as it was.
@@ -17,9 +17,10 @@ class InitResult(Record):
     or unchanged; `agents` is what the agent installer reported, when `init` was asked for it."""
 
     FIELDS = ("memory_dir", "created", "kept", "gitattributes", "agents", "repaired", "replaced", "overwrites",
-              "applied")
+              "applied", "merge_drivers")
     DEFAULTS = {"created": Factory(list), "kept": Factory(list), "gitattributes": "unchanged", "agents": None,
-                "repaired": Factory(list), "replaced": Factory(list), "overwrites": Factory(list), "applied": True}
+                "repaired": Factory(list), "replaced": Factory(list), "overwrites": Factory(list), "applied": True,
+                "merge_drivers": None}
 
     def to_dict(self) -> dict:
         agents = self.agents
@@ -27,7 +28,8 @@ class InitResult(Record):
             agents = agents.to_dict()
         return {"memory_dir": self.memory_dir, "created": self.created, "kept": self.kept,
                 "gitattributes": self.gitattributes, "agents": agents, "repaired": self.repaired,
-                "replaced": self.replaced, "overwrites": self.overwrites, "applied": self.applied}
+                "replaced": self.replaced, "overwrites": self.overwrites, "applied": self.applied,
+                "merge_drivers": self.merge_drivers}
 
 
 def memory_rel(memory) -> str:
@@ -35,23 +37,27 @@ def memory_rel(memory) -> str:
     return os.path.relpath(memory.memory_dir_str, memory.root_str)
 
 
-def gitattributes_line(memory_rel: str) -> str:
-    return f"{memory_rel}/ledger/*.jsonl merge=union"
+CURATED_DRIVER, MIRROR_DRIVER = "memory-custodian-curated", "memory-custodian-mirror"
+
+
+def gitattributes_lines(memory_rel: str) -> list[str]:
+    """The memory folder's merge rules, in the order that lets the later ones win: ledger shards by
+    git's union, curated files entry by entry, the export mirror rendered again (`merging.py`)."""
+    return [f"{memory_rel}/ledger/*.jsonl merge=union", f"{memory_rel}/**/*.md merge={CURATED_DRIVER}",
+            f"{memory_rel}/MEMORY.md merge={MIRROR_DRIVER}"]
 
 
 def _merged_gitattributes(existing: str | None, memory_rel: str) -> str | None:
-    """The new .gitattributes text, or None if the ledger pattern already has a rule (ours or the project's)."""
-    line = gitattributes_line(memory_rel)
-    pattern = line.split()[0]
+    """The new .gitattributes text, or None if every pattern already has a rule (ours or the project's)."""
+    taken = {line.split()[0] for line in (existing or "").splitlines() if line.split()}
+    lines = [line for line in gitattributes_lines(memory_rel) if line.split()[0] not in taken]
+    if not lines:
+        return None  # the project already decided how these merge (maybe with its own driver)
     if existing is None:
-        return line + "\n"
-    for current in existing.splitlines():
-        parts = current.split()
-        if parts and parts[0] == pattern:
-            return None  # the project already decided how these merge (maybe its own driver)
+        return "\n".join(lines) + "\n"
     newline = "\r\n" if "\r\n" in existing else "\n"  # keep the file's own line endings
     sep = "" if not existing or existing.endswith("\n") else newline
-    return existing + sep + line + newline
+    return existing + sep + newline.join(lines) + newline
 
 
 def _read_exact(path: str) -> str:

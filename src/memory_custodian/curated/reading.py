@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..errors import CustodianError, InvalidInput, unreadable
+from ..errors import CustodianError, InvalidInput, short_line, unreadable
 from .. import fsutil
 from ..fsutil import read_utf8
 from . import globs
@@ -89,18 +89,29 @@ def readable_errors(fn):
 
 @readable_errors
 def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
-              names_only: bool = False, strict: bool = False, ledger: bool = True) -> ReadResult:
+              names_only: bool = False, strict: bool = False, ledger: bool = True,
+              fail_open: bool = False) -> ReadResult:
+    """The pack. With `fail_open` (the hooks) each part degrades on its own: a curated file or the
+    ledger that cannot be read is left out and named in `problems`, never raised. `ledger="cold"`:
+    only the directives, read without the index (`ledger.context.cold_sections`)."""
     from ..project import require_memory_dir
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
     canonical = canonical_task(task)
     requested = {"areas": _slugs("areas", areas), "profiles": _slugs("profiles", profiles), "rules": _slugs("rules", rules)}
     touched = list(dict.fromkeys(globs.normalize_path(p, memory.root_str) for p in paths or ()))
-    manifest = load_manifest(memory_dir)
-    section = manifest.task_section(canonical)
-    warnings = _manifest_warnings(manifest, memory_dir, canonical, section)
-    modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
-    omissions = _load(manifest, memory_dir, modules, warnings)
+    problems: list[str] = []
+    manifest, section, modules, omissions, warnings = None, None, [], [], []
+    try:
+        manifest = load_manifest(memory_dir)
+        section = manifest.task_section(canonical)
+        warnings = _manifest_warnings(manifest, memory_dir, canonical, section, fail_open, problems)
+        modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
+        omissions = _load(manifest, memory_dir, modules, warnings, problems if fail_open else None)
+    except (CustodianError, OSError) as exc:
+        if not fail_open:
+            raise
+        problems.append(f"curated files: {short_line(exc)}")
     missing = [m.module for m in modules if m.disposition == MISSING_REQUIRED]
     if missing:
         message = f"required memory file(s) missing: {', '.join(missing)} — create them or fix the manifest route"
@@ -112,10 +123,19 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     sections: list = []
     # No ledger folder, no ledger sections: skip importing the ledger tier at all (read is on the hot path).
     if ledger and os.path.isdir(os.path.join(memory_dir, "ledger")):
-        from ..ledger.context import ledger_sections
+        from ..ledger.context import cold_sections, ledger_sections
 
-        sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
-                                        budgets=dict(manifest.ledger_budgets) or None))
+        budgets = dict(manifest.ledger_budgets) if manifest is not None else {}
+        try:
+            if ledger == "cold":
+                sections = cold_sections(memory, budgets=budgets or None)
+            else:
+                sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
+                                                budgets=budgets or None))
+        except Exception as exc:  # with fail_open any ledger fault is named and the curated tier still goes out
+            if not fail_open:
+                raise
+            problems.append(f"ledger notes: {short_line(exc)}")
         for s in sections:
             omissions.extend(s.omitted)
 
@@ -123,12 +143,22 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     rendered = render_pack(task, canonical, modules, sections, omissions, names_only=names_only,
                            warnings=[w for w in warnings if not w.startswith("required memory file")])
     return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
-                      omissions, warnings, rendered, names_only)
+                      omissions, warnings, rendered, names_only, problems)
 
 
-def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section) -> list[str]:
+def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section, fail_open: bool,
+                       problems: list) -> list[str]:
     """What `read` must say about the manifest itself: look-alike or missing sections, a half-applied
-    write, a task without a heading."""
+    write, a task without a heading. A manifest error (`routing.manifest_errors`) is raised, or with
+    `fail_open` named in `problems` while the routes that parsed still load."""
+    from .routing import manifest_errors
+
+    errors = manifest_errors(manifest, curated_files(memory_dir))
+    if errors and not fail_open:
+        _, line, message = errors[0]
+        more = f" (and {len(errors) - 1} more — `memory-custodian check` lists them)" if len(errors) > 1 else ""
+        raise InvalidInput(message + more, path=manifest.path, line=line)
+    problems.extend(f"manifest.md:{line}: {message}" if line else f"manifest.md: {message}" for _, line, message in errors)
     warnings: list[str] = []
     for line, heading, known, odd in manifest.lookalikes:
         warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
@@ -217,14 +247,17 @@ def _route(manifest: Manifest, memory_dir: str, canonical: str, section, request
             policy = item.rstrip("/") == "archive"
             consider(ModuleResult(item, SKIPPED, "excluded-by-policy" if policy else "explicit-only",
                                   detail="explicit only" + ("; archived memory is never routed" if policy else "")))
-    for name in _files_on_disk(memory_dir):
+    for name in curated_files(memory_dir):
         if name not in considered and not manifest.is_explicit_only(name):
             consider(ModuleResult(name, SKIPPED, "not-routed", detail="no manifest route or index entry names it"))
     return [considered[name] for name in order]
 
 
-def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list) -> list:
-    """Read and pack each routed module to its budget (a missing one is marked so); the omissions."""
+def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list, problems: list | None) -> list:
+    """Read and pack each routed module to its budget (a missing one is marked so); the omissions.
+    A file holding conflict markers is refused, or (`problems` given: fail open) left out and named."""
+    from .conflicts import ADVICE, marker_line
+
     omissions: list = []
     for result in modules:
         if result.disposition != LOADED:
@@ -238,6 +271,13 @@ def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list) ->
             continue
         budget = manifest.budget_for(name)
         text = read_utf8(path)
+        marker = marker_line(text)
+        if marker is not None:
+            if problems is None:
+                raise InvalidInput(ADVICE, path=path, line=marker)
+            problems.append(f"{name}:{marker}: {ADVICE}")
+            result.disposition, result.reason, result.detail = SKIPPED, "conflict-markers", f"line {marker}"
+            continue
         fence = unclosed_fence(text)
         if fence is not None:
             warnings.append(f"{name}:{fence} opens a code fence that never closes, so everything after it is read "
@@ -276,8 +316,8 @@ def memory_files(memory_dir, folders=CURATED_FOLDERS) -> list[str]:
     return names
 
 
-def _files_on_disk(memory_dir) -> list[str]:
-    """The memory files `read` may route (not the manifest, READMEs or the export mirror)."""
+def curated_files(memory_dir) -> list[str]:
+    """The curated files a manifest may route: every memory file but the manifest, READMEs and the mirror."""
     return [name for name in memory_files(memory_dir)
             if name.rsplit("/", 1)[-1] not in ("manifest.md", "README.md", "MEMORY.md")]
 

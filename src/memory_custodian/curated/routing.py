@@ -69,6 +69,16 @@ SECTION_TITLES = {
     "optional rules": "Optional rules", "optional profiles": "Optional profiles", "area-specific memory": "Area-specific memory",
 }
 
+# The `### ` heading MemoryCustodian writes for each task: what a "did you mean" suggests.
+TASK_HEADINGS = {
+    "planning": "Planning / architecture / refactoring",
+    "implementation": "Implementation / execution / debugging",
+    "artifact": "User-facing artifact / output",
+    "preferences": "Preferences",
+    "history": "Change history / recap",
+    "maintenance": "Memory maintenance",
+}
+
 ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _SEGMENT_FIRST = ASCII_ALNUM | {"_"}
 _SEGMENT_CHARS = ASCII_ALNUM | {"_", ".", "-"}
@@ -243,7 +253,7 @@ class Manifest(Record):
             if name in present:
                 continue
             title = SECTION_TITLES[name]
-            near = next((line for heading, line in self.sections if _near_miss(heading) == name), None)
+            near = next((line for heading, line in self.sections if near_section(heading) == name), None)
             if name in imitated:  # `lookalikes` names the heading and its line
                 out.append((name, None, f"no `## {title}` section, only a look-alike heading, so its lines are "
                                         "ignored; retype the heading"))
@@ -257,6 +267,61 @@ class Manifest(Record):
                 out.append((name, None, "no `## Load by task` section, so no task loads anything; add it "
                                         "(`memory-custodian migrate` adds the default task routes)"))
         return out
+
+
+def manifest_errors(manifest: Manifest, curated: list[str]) -> list[tuple[str, int | None, str]]:
+    """(code, line, message) for each manifest mistake that silently drops routes, as MemoryCustodian 0.9.1
+    refuses them: an unknown `### ` task heading (with a "did you mean"), a task no heading serves,
+    a missing or misspelt routing section. `curated` names the folder's curated files: a manifest
+    without routing sections is no error while the brief is the only one (a ledger-only project)."""
+    errors: list[tuple[str, int | None, str]] = []
+    missing = manifest.missing_sections()
+    if missing and len(missing) == len(ROUTING_SECTIONS) and all(line is None for _, line, _ in missing) \
+            and set(curated) <= {"brief.md"}:
+        missing = []
+    errors.extend(("manifest-section-missing", line, message) for _, line, message in missing)
+    for section in manifest.task_sections:
+        heading = section.heading.casefold()
+        if not any(k in heading for t in CANONICAL_TASKS for k in TASK_KEYWORDS[t]):
+            guess = _closest_task(heading)
+            hint = (f"did you mean `### {TASK_HEADINGS[guess]}`?" if guess else
+                    f"name one of the tasks ({', '.join(TASK_KEYWORDS_SHOWN)})")
+            errors.append(("manifest-unknown-task-heading", section.line, f"`### {section.heading}` under `## Load by task` matches no task, so its "
+                                         f"routes never load — {hint}"))
+    if "load by task" in {name for name, _ in manifest.sections}:
+        for task in CANONICAL_TASKS[1:]:
+            if manifest.task_section(task) is None:
+                errors.append(("manifest-task-unrouted", None, f"no `### ` heading under `## Load by task` serves the {task} task, so it "
+                                     f"loads only the always-load files — add `### {TASK_HEADINGS[task]}` with its "
+                                     "routes (`memory-custodian migrate` adds the default ones)"))
+    return errors
+
+
+TASK_KEYWORDS_SHOWN = tuple(TASK_HEADINGS[t].split(" / ")[0].casefold() for t in CANONICAL_TASKS[1:])
+
+
+def _closest_task(heading: str) -> str | None:
+    """The task whose keyword a word of `heading` nearly spells (`implementaton`), if any."""
+    import difflib
+
+    words = "".join(ch if ch.isalnum() or ch == "-" else " " for ch in heading).split()
+    keywords = {k: t for t in CANONICAL_TASKS for k in TASK_KEYWORDS[t] if " " not in k}
+    for word in words:
+        close = difflib.get_close_matches(word, list(keywords), n=1, cutoff=0.75)
+        if close:
+            return keywords[close[0]]
+    return None
+
+
+def near_section(heading: str) -> str | None:
+    """The routing section a `## ` heading nearly names (`always loaded`, `load by tasks:`), if any."""
+    import difflib
+
+    plain = _near_miss(heading)
+    if plain in ROUTING_SECTIONS:
+        return plain
+    close = difflib.get_close_matches(plain, list(ROUTING_SECTIONS), n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def _near_miss(heading: str) -> str:

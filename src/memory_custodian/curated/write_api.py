@@ -76,14 +76,14 @@ class PrivacyFinding(Record):
 # ---- commands -----------------------------------------------------------------------------------
 
 def add(memory, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
-        name: str | None = None, area: str | None = None, allow_long: bool = False):
+        name: str | None = None, area: str | None = None, allow_long: bool = False, title: str | None = None):
     """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
     from . import add as add_mod
     from .entries import today
 
     return _run_plan(memory, "add", add_mod.AddResult, lambda: add_mod.build_plan(
         memory.memory_dir_str, text, type, list(reasons or []), scope, name, area, allow_long, today(),
-        _memory_rel(memory)), apply=True, label="add")
+        _memory_rel(memory), title), apply=True, label="add")
 
 
 def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,

@@ -37,8 +37,12 @@ def _full(note, state: str = "active") -> str:
         lines.append(f"({PROVENANCE_FRAME.get(note.provenance, note.provenance)})")
     if note.paths:
         lines.append("paths: " + ", ".join(note.paths))
-    if note.body.strip() and note.body.strip() != note.title:
-        lines.append(note.body)
+    body = note.body.strip()
+    prefix = note.title[:-1] if note.title.endswith("…") else note.title
+    if body and body != note.title:
+        # a title taken from the text is not said twice: the body goes on where the title stopped
+        lines.append("…" + body[len(prefix):].lstrip() if prefix and body.startswith(prefix) and len(prefix) > 20
+                     else note.body)
     return "\n".join(lines)
 
 
@@ -122,6 +126,23 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
                              exclude_ids=tuple(shown), ids=False)
         else:
             res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
-        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n",
-                              tail=res.footer() + " (`memory-custodian expand ID` for full notes)"))
+        left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial
+        tail = res.footer() + " (`memory-custodian expand ID` for full notes)" if left_out else (
+            "`memory-custodian expand ID` for full notes" if res.hits else None)
+        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n", tail=tail))
     return sections
+
+
+COLD_NOTICE = ("Recall is still being indexed (the first session after a clone): the directives above were read "
+               "straight from the ledger; matching notes arrive with the next prompts once the index is built.")
+
+
+def cold_sections(memory, *, budgets: dict | None = None) -> list:
+    """The pack's ledger part while there is no index: every directive in force, and a line saying recall waits."""
+    from .cold_start import directive_notes
+    from .ids import now_iso
+
+    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
+    found = directive_notes(memory.memory_dir_str, memory.root_str, now_iso())
+    return [_pack("directives", [(note.id, _full(note, state)) for note, state in found], limits["directives"],
+                  "\n\n", tail=("\n" if found else "") + COLD_NOTICE)]

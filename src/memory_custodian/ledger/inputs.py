@@ -30,10 +30,9 @@ def choice(value: str, allowed: tuple[str, ...], what: str) -> str:
 def default_title(text: str) -> str:
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = first.lstrip("#").strip() or first
-    if len(first) <= TITLE_MAX:
-        return first
-    cut = first[: TITLE_MAX - 1].rstrip()
-    return cut + "…"
+    from ..tokens import cut_words
+
+    return cut_words(first, TITLE_MAX)
 
 
 def clean_text(text, what: str = "note text") -> str:

@@ -38,6 +38,40 @@ STOPWORDS = frozenset(
     "of on or our should so that the their them then there these they this to was we were what when "
     "where which who why will with you your".split()
 )
+# Query side only (what is indexed never changes): the auxiliaries, light verbs and fillers a
+# question in natural language carries ("When did Priya get a car?"), which match most notes of
+# a conversation and say nothing of what is asked.
+LIGHT_WORDS = frozenset(
+    "am been being did doing done get gets getting got go goes going gone went had having would could "
+    "may might must shall ever still now recently lately just also any some much many very really "
+    "about after before during since until than too us he him his she her hers".split()
+)
+QUERY_STOPWORDS = STOPWORDS | LIGHT_WORDS
+
+# Irregular English word forms the porter stemmer leaves apart (`swim`/`swam`, `buy`/`bought`): a
+# query word also matches its other forms. Grammar, not vocabulary: no domain's words.
+USE_WORD_FORMS = True
+WORD_FORMS: tuple[tuple[str, ...], ...] = tuple(tuple(g.split("/")) for g in (
+    "arise/arose/arisen awake/awoke/awoken bear/bore/born beat/beaten become/became begin/began/begun "
+    "bend/bent bet bind/bound bite/bit/bitten bleed/bled blow/blew/blown break/broke/broken breed/bred "
+    "bring/brought build/built burn/burnt buy/bought catch/caught choose/chose/chosen come/came "
+    "cost creep/crept cut deal/dealt dig/dug draw/drew/drawn dream/dreamt drink/drank/drunk "
+    "drive/drove/driven eat/ate/eaten fall/fell/fallen feed/fed feel/felt fight/fought find/found "
+    "flee/fled fly/flew/flown forbid/forbade/forbidden forget/forgot/forgotten forgive/forgave/forgiven "
+    "freeze/froze/frozen give/gave/given grind/ground grow/grew/grown hang/hung hear/heard hide/hid/hidden "
+    "hit hold/held hurt keep/kept kneel/knelt know/knew/known lay/laid lead/led leap/leapt learn/learnt "
+    "leave/left lend/lent let lie/lay/lain light/lit lose/lost make/made mean/meant meet/met pay/paid "
+    "prove/proven put quit read ride/rode/ridden ring/rang/rung rise/rose/risen run/ran say/said "
+    "see/saw/seen seek/sought sell/sold send/sent set sew/sewn shake/shook/shaken shine/shone "
+    "shoot/shot show/shown shrink/shrank/shrunk shut sing/sang/sung sink/sank/sunk sit/sat sleep/slept "
+    "slide/slid speak/spoke/spoken speed/sped spend/spent spin/spun split spread spring/sprang/sprung "
+    "stand/stood steal/stole/stolen stick/stuck sting/stung stink/stank strike/struck swear/swore/sworn "
+    "sweep/swept swim/swam/swum swing/swung take/took/taken teach/taught tear/tore/torn tell/told "
+    "think/thought throw/threw/thrown understand/understood wake/woke/woken wear/wore/worn "
+    "weave/wove/woven weep/wept win/won wind/wound write/wrote/written "
+    "child/children man/men woman/women person/people foot/feet tooth/teeth mouse/mice wife/wives "
+    "life/lives knife/knives leaf/leaves half/halves"
+).split() if "/" in g)
 # In a file name the query names (`logging.py`), the extension alone matches nearly every note
 # anchored to such a file: it adds cost and noise, never precision, so it is dropped there.
 FILE_EXTENSIONS = frozenset("py pyi ts tsx js jsx mjs md json yaml yml toml txt go rs java kt rb sh css scss html "
@@ -189,8 +223,10 @@ def iter_terms(query: str):
         cands = list(parts) + (["".join(parts)] if len(parts) > 1 else [])
         if DROP_EXTENSIONS and len(parts) > 1 and "." in ident and parts[-1] in FILE_EXTENSIONS:
             cands.remove(parts[-1])  # the joined form (`loggingpy`) still pins the file
+        # light words are dropped from prose only: the `get` of `get_user` names code
+        stop = STOPWORDS if len(parts) > 1 else QUERY_STOPWORDS
         for tok in cands:
-            if tok not in seen and tok not in STOPWORDS:
+            if tok not in seen and tok not in stop:
                 seen.add(tok)
                 yield tok
 
@@ -232,6 +268,19 @@ def synonyms(term: str) -> tuple[str, ...]:
     return _SYNONYMS.get(term) or _SYNONYMS.get(_crude_stem(term)) or ()
 
 
+_FORMS: dict[str, tuple[str, ...]] = {}
+_FORMS_FROM: object = None
+
+
+def word_forms(term: str) -> tuple[str, ...]:
+    """The other forms of an irregular word (`bought` for `buy`), or ()."""
+    global _FORMS, _FORMS_FROM
+    if _FORMS_FROM is not WORD_FORMS:
+        _FORMS = {w: tuple(x for x in g if x != w) for g in WORD_FORMS for w in g}
+        _FORMS_FROM = WORD_FORMS
+    return _FORMS.get(term, ())
+
+
 def capped_synonyms(term: str) -> tuple[str, ...]:
     syns = synonyms(term)
     return syns[:SYNONYM_CAP] if SYNONYM_CAP else syns
@@ -260,6 +309,10 @@ def match_words(query: str) -> list[tuple[str, bool]]:
 
     for tok in terms:
         add(tok)
+    if USE_WORD_FORMS:
+        for tok in terms:
+            for form in word_forms(tok):
+                add(form)
     if USE_SYNONYMS and not (PRECISE_NO_SYNONYMS and _names_code(query)):
         for tok in terms:
             for syn in capped_synonyms(tok):
@@ -341,7 +394,7 @@ def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
         return []
     groups: list[list[str]] = []
     for _, ident_parts in _idents(query or ""):
-        parts = [p for p in ident_parts if p not in STOPWORDS]
+        parts = [p for p in ident_parts if p not in (STOPWORDS if len(ident_parts) > 1 else QUERY_STOPWORDS)]
         if parts and parts not in groups:
             groups.append(parts)
     tiers = [broad]

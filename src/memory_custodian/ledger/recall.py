@@ -17,6 +17,9 @@ from .recall_scans import choose_scan
 
 # what a caller's `counts` asks to account for (see RecallQuery)
 ACCOUNTING = {True: "full", "matched": "matched", False: "hits"}
+# The semantic channel (`semantic.py`, when installed) serves the callers that ask for the full
+# account: `recall`, the MCP server, `eval`. The hooks ask for less and stay within their budget.
+SEMANTIC_ACCOUNTING = "full"
 
 
 def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
@@ -47,7 +50,8 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
-               now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True) -> RecallResult:
+               now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True,
+               semantic=False) -> RecallResult:
     """Rank, filter (inside the SQL, before the cutoff) and account for the rest.
 
     `counts=False` is for callers that show only the hits and say so: it skips counting what fell
@@ -56,6 +60,8 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     or why: one count query instead of reading every match (40 -> 14 ms at 7,490 notes);
     `RecallResult.excluded_counted` is then False.
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
+    `semantic=True` fuses in the semantic channel when it is installed and enabled and the caller
+    asks for the full account (`RecallResult.channels` then names both channels).
     """
     ask = check_query(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit, include_all=include_all,
                       now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids)
@@ -63,4 +69,11 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     if ask.text and ask.broad is None:
         return result  # a query of nothing FTS5 can match
     plan = plan_recall(index, ask)
+    if semantic and ask.text and ask.accounting == SEMANTIC_ACCOUNTING:
+        from . import semantic as channel
+
+        if channel.enabled():
+            from .recall_fusion import fused_recall
+
+            return fused_recall(index, plan, result)
     return choose_scan(index, plan)(index, plan, result)

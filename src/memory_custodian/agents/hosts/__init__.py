@@ -9,6 +9,19 @@ from __future__ import annotations
 
 HOSTS = ("claude", "codex", "gemini")
 
+# Variables each host sets in the processes its tools start (docs/hosts/*.md say where from): a CLI
+# run there is an agent's, so it records `agent` unless told `--actor human`.
+AGENT_ENV = {"claude": ("CLAUDECODE",), "codex": ("CODEX_CI", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED"),
+             "gemini": ("GEMINI_CLI",)}
+
+
+def running_host(environ=None) -> str | None:
+    """The agent host whose tool started this process, if any (from the variables it sets)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    return next((host for host, names in AGENT_ENV.items() if any(env.get(n) for n in names)), None)
+
 
 def load(name: str):
     """The `Host` record of host `name`; its module is imported on first use."""
