@@ -174,6 +174,7 @@ def test_the_doctor_page_lists_what_doctor_finds(tmp_path):
     with running(tmp_path) as server:
         status, _, body = fetch(server, "/doctor")
     assert status == 200 and "problems" in body and "doctor --repair" in body and "torn" in body.lower()
+    assert "The rest of the setup" in body and "curated files" in body and ">FAIL<" in body  # the template brief
 
 
 def test_a_note_written_while_serving_shows_on_the_next_request(tmp_path):

@@ -22,6 +22,8 @@ def build_project(root) -> dict:
     """The memory of a small service, with three hostile notes; returns the note ids by role."""
     memory = Memory.open(root)
     memory.init()
+    (root / "docs" / "memory" / "brief.md").write_text(
+        "# Project Brief\n\nA small key-value service: an append-only journal, a daemon, a retrying client.\n")
     memory.add("Keep the store's journal append-only", "decision", reasons=["crash safety comes first"])
     for topic in DECISIONS:  # enough that the decisions file runs over its budget and the pack says what it left
         memory.add(f"Use {topic} for the service and keep the choice documented in its module, with the "

@@ -62,7 +62,17 @@ def doctor_page(memory, base: str) -> str:
     warnings = "".join(f"<p class=warn>{esc(w)}</p>" for w in report.warnings)
     trimmed = ("<h2>Kept from earlier repairs</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.trimmed_earlier)
                + "</ul>") if report.trimmed_earlier else ""
-    return layout(base, "doctor", "Doctor", verdict + counts + problems + warnings + trimmed)
+    return layout(base, "doctor", "Doctor", "<h2>Ledger shards</h2>" + verdict + counts + problems + warnings + trimmed
+                  + _setup(memory.diagnose(hosts=False)))
+
+
+def _setup(findings) -> str:
+    """The rest of the setup, piece by piece; hosts are left out, since checking one runs its hooks."""
+    rows = [(f'<span class="badge state-{"active" if f.ok else "revoked"}">{"ok" if f.ok else "FAIL"}</span>',
+             esc(f.area), esc(f.detail), "" if f.ok else esc(f.fix)) for f in findings]
+    return ("<h2>The rest of the setup</h2>" + table(("", "piece", "what was seen", "fix"), rows)
+            + "<p class=muted>Each agent host's hook commands and MCP server are checked by running them, which a "
+              "read-only view does not do: run <code>memory-custodian doctor</code> for those.</p>")
 
 
 def stats_page(memory, base: str) -> str:
