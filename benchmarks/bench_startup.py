@@ -43,6 +43,8 @@ def cases(root: str) -> dict[str, tuple[list[str], bytes]]:
 
 def build_project(exe: str, root: str, notes: int) -> None:
     subprocess.run([exe, "init"], cwd=root, check=True, capture_output=True, env=ENV)
+    with open(os.path.join(root, "docs", "memory", "brief.md"), "w", encoding="utf-8") as fh:
+        fh.write("# Brief\n\nA start-up benchmark project.\n")  # a template brief fails `status` (exit 1)
     for i in range(notes):
         subprocess.run([exe, "remember", f"note {i} about cache invalidation and the retry budget", "--tag", f"t{i % 7}"],
                        cwd=root, check=True, capture_output=True, env=ENV)
