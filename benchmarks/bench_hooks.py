@@ -3,7 +3,8 @@ script pip generates), JSON on stdin, on ledgers of 749 and 7,490 notes.
 
     python benchmarks/bench_hooks.py [--sizes 749,7490] [--runs 21] [--keep DIR]
 
-Targets: UserPromptSubmit and PreToolUse median <= 120 ms, SessionStart <= 200 ms. Every run uses
+Targets: UserPromptSubmit, PreToolUse, Stop and PreCompact median <= 120 ms, SessionStart <= 200 ms,
+SessionEnd (which writes the automatic task checkpoint) <= 400 ms. Every run uses
 a new session id, so dedup never makes a run cheaper than the first one of a session. The index
 is warmed once first (a host's steady state); the cold first calls are reported separately: the
 session start and a prompt right after it on a fresh clone (no `.cache/`), each <= 2 s, with what
@@ -28,7 +29,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[0] / "src"))
 sys.path.insert(0, str(HERE))
 
-TARGETS_MS = {"SessionStart": 200, "UserPromptSubmit": 120, "PreToolUse": 120, "PreCompact": 120}
+TARGETS_MS = {"SessionStart": 200, "UserPromptSubmit": 120, "PreToolUse": 120, "Stop": 120, "PreCompact": 120,
+              "SessionEnd": 400}
+EVENTS = tuple(TARGETS_MS)
+# Stop and SessionEnd run in the sessions the PreToolUse runs edited a file in: each Stop is a
+# blocking end-of-turn checkpoint and each SessionEnd writes an automatic task checkpoint (a note).
+SESSION_OF = {"Stop": "PreToolUse", "SessionEnd": "PreToolUse"}
 
 
 def make_project(root: Path, notes: int) -> tuple[str, str]:
@@ -64,6 +70,10 @@ def payload(root: Path, event: str, session: str, target: str, prompt: str) -> s
                                                   "new_string": "return None"})
     elif event == "PreCompact":
         base["trigger"] = "auto"
+    elif event == "Stop":
+        base["stop_hook_active"] = False
+    elif event == "SessionEnd":
+        base["reason"] = "prompt_input_exit"
     return json.dumps(base)
 
 
@@ -106,7 +116,8 @@ def run_hook(root: Path, event: str, session: str, target: str, prompt: str) -> 
     cpu = (_child_cpu() - cpu0) * 1000
     if proc.returncode != 0 or proc.stderr:
         raise SystemExit(f"{event} failed: rc={proc.returncode} {proc.stderr.strip()}")
-    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout.strip() else ""
+    data = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    context = data["reason"] if "decision" in data else data.get("hookSpecificOutput", {}).get("additionalContext", "")
     return elapsed, len(context), context, cpu
 
 
@@ -137,7 +148,7 @@ def in_process(root: Path, event: str, runs: int, target: str, prompt: str) -> f
 
     times = []
     for i in range(runs):
-        data = payload(root, event, f"inproc-{event}-{i}", target, prompt)
+        data = payload(root, event, f"inproc-{SESSION_OF.get(event, event)}-{i}", target, prompt)
         start = time.perf_counter()
         hook("claude", event, data)
         times.append((time.perf_counter() - start) * 1000)
@@ -184,10 +195,11 @@ def main(argv=None) -> int:
             target, prompt = make_project(root, size)
             print(f"{size:>6}  file: {target}; prompt: {prompt}")
             cold = first_hooks(root, target, prompt)
-            for event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PreCompact"):
+            for event in EVENTS:
                 times, sizes_out, cpus = [], [], []
                 for i in range(args.runs):
-                    elapsed, chars, _, cpu = run_hook(root, event, f"bench-{event}-{i}", target, prompt)
+                    session = f"bench-{SESSION_OF.get(event, event)}-{i}"
+                    elapsed, chars, _, cpu = run_hook(root, event, session, target, prompt)
                     times.append(elapsed)
                     sizes_out.append(chars)
                     cpus.append(cpu)

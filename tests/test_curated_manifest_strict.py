@@ -229,3 +229,17 @@ def test_writers_keep_a_line_with_a_unicode_line_separator_whole(project):
     proc = run_cli("migrate", "--project-root", str(project))
     assert proc.returncode == 0, proc.stderr
     assert kept in manifest_path(project).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("old,new,said", [
+    ("## Always load\n", "## Always loaded\n", "this heading is not `## Always load`"),
+    ("### Implementation / execution / debugging\n", "### Implementaton\n",
+     "did you mean `### Implementation / execution / debugging`?"),
+])
+def test_a_misspelt_heading_is_an_error_that_says_what_was_meant(project, old, new, said):
+    path = manifest_path(project)
+    path.write_text(path.read_text().replace(old, new), encoding="utf-8")
+    check = run_cli("check", "--project-root", str(project))
+    assert check.returncode == 2 and said in check.stdout
+    read = run_cli("read", "--task", "implementation", "--project-root", str(project))
+    assert read.returncode == 2 and read.stdout == "" and read.stderr.count("\n") == 1 and "manifest.md:" in read.stderr

@@ -392,3 +392,25 @@ def test_checkout_buffer_matches_golden(tmp_path):
         golden.write_text(text, encoding="utf-8")
     assert text == golden.read_text(encoding="utf-8")
     assert plan_changes(parse_buffer(text), {n.id: n for n in notes}, reason=None) == []
+
+
+def test_the_reason_for_a_removed_block_is_not_recorded_on_an_edited_one(tmp_path):
+    from memory_custodian.memory import Memory
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    gone = memory.remember("Old note to drop.", title="Drop me")
+    kept = memory.remember("A note to reword.", title="Reword me")
+    buffer = tmp_path / "edit.md"
+    memory.edit_checkout(str(buffer))
+    text = buffer.read_text()
+    start = text.index(f"[#{gone.id}]")
+    start = text.rfind("\n### ", 0, start) + 1
+    end = text.find("\n### ", start + 1)
+    text = text[:start] + (text[end + 1:] if end > 0 else "")
+    buffer.write_text(text.replace("A note to reword.", "A note, reworded."))
+    memory.edit_checkin(str(buffer), reason="it was wrong")
+    events = memory.history(kept.id).events
+    supersede = next(e for e in events if e["op"] == "supersede")
+    assert supersede["reason"] != "it was wrong"
+    assert next(e for e in memory.history(gone.id).events if e["op"] == "revoke")["reason"] == "it was wrong"

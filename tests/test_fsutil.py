@@ -95,3 +95,35 @@ def test_a_file_where_the_cache_folder_goes_is_a_loud_error(tmp_path):
     with pytest.raises(Exception) as info:
         fsutil.cache_dir(tmp_path)
     assert ".cache" in str(info.value) and (tmp_path / ".cache").read_text() == "not a folder"
+
+
+def test_seek_read_answers_as_pread_does(tmp_path):
+    """Windows has no os.pread: the ledger's reads at an offset fall back to a seek and a read."""
+    import os
+
+    from memory_custodian import fsutil
+
+    path = tmp_path / "shard.jsonl"
+    path.write_bytes(b"".join(b'{"n": %d}\n' % i for i in range(200)))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for offset, length in [(0, 1), (5, 40), (1000, 3000), (len(path.read_bytes()) - 1, 1), (10**6, 5)]:
+            assert fsutil.seek_read(fd, length, offset) == os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+
+
+def test_the_ledger_works_without_pread(tmp_path, monkeypatch):
+    from memory_custodian import Memory, fsutil
+    from memory_custodian.ledger import rebuild, rebuild_worker
+
+    for module in (fsutil, rebuild, rebuild_worker):
+        monkeypatch.setattr(module, "read_at", fsutil.seek_read)
+    memory = Memory.open(tmp_path)
+    memory.init()
+    ids = [memory.remember(f"retry budget note {i}", kind="gotcha").id for i in range(30)]
+    with open(next((tmp_path / "docs/memory/ledger").glob("*.jsonl")), "ab") as fh:
+        fh.write(b'{"torn')  # a torn tail: the writer's repair reads back from the end
+    memory.remember("after the torn tail", kind="finding")
+    memory.reindex()
+    assert {hit.note.id for hit in memory.recall("retry budget", limit=50).hits} == set(ids)

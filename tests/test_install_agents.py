@@ -75,7 +75,8 @@ def test_claude_install_merges_and_keeps_user_content(tmp_path):
                       "hooks": [{"command": f"{MC} hook --host claude PreToolUse", "type": "command"}]}
     assert settings["hooks"]["SessionStart"] == [
         {"hooks": [{"command": f"{MC} hook --host claude SessionStart", "type": "command"}]}]
-    assert set(settings["hooks"]) == {"PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact"}
+    assert set(settings["hooks"]) == {"PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact", "Stop",
+                                      "SubagentStop", "SessionEnd"}
     # the user's indent is kept
     assert '\n    "permissions"' in (tmp_path / ".claude/settings.json").read_text()
 

@@ -75,15 +75,26 @@ def test_every_mcp_command_starts_without_path_and_lists_its_tools(wired):
 
     async def tools(entry: dict) -> list[str]:
         params = StdioServerParameters(command=entry["command"], args=entry["args"], env=BARE_ENV, cwd=str(root))
-        with open(root / "server-stderr.log", "w") as errlog:
+        with open(root / f"server-stderr-{entry['args'][-1]}-{id(entry)}.log", "w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     return [t.name for t in (await session.list_tools()).tools]
 
-    for entry in server_entries(root):
-        assert Path(entry["command"]).is_absolute()
-        assert "memory_recall" in anyio.run(tools, entry)
+    entries = server_entries(root)
+    found: list = [None] * len(entries)
+
+    async def all_of():  # side by side: each server takes a second or more to start
+        async def one(i, entry):
+            found[i] = await tools(entry)
+
+        async with anyio.create_task_group() as group:
+            for i, entry in enumerate(entries):
+                group.start_soon(one, i, entry)
+
+    assert all(Path(entry["command"]).is_absolute() for entry in entries)
+    anyio.run(all_of)
+    assert all("memory_recall" in names for names in found)
 
 
 def test_the_windows_form_is_the_quoted_interpreter(tmp_path):

@@ -251,3 +251,20 @@ def decode_utf8(raw: bytes, path) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n")
+
+
+def seek_read(fd: int, length: int, offset: int) -> bytes:
+    """`os.pread` for a platform without it (Windows): a seek and a read on the same descriptor."""
+    os.lseek(fd, offset, os.SEEK_SET)
+    chunks, left = [], length
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+# the ledger reads events at known offsets; POSIX has pread, Windows only seek-and-read
+read_at = getattr(os, "pread", None) or seek_read

@@ -41,16 +41,18 @@ MCP_PROTOCOL = "2025-06-18"
 def check_hosts(memory) -> list[Finding]:
     from .agents import hosts
 
-    out = []
+    from concurrent.futures import ThreadPoolExecutor
+
+    out, servers_of = [], []
     for name in hosts.HOSTS:
         spec = hosts.load(name)
         commands, servers = _wiring(memory.root_str, spec)
-        if not commands and not servers:
-            continue
         for event, command in commands:
             out.append(_check_hook(memory.root_str, spec, event, command))
-        for where, entry in servers:
-            out.append(_check_server(memory.root_str, name, where, entry))
+        servers_of.extend((name, where, entry) for where, entry in servers)
+    # each server takes a second or more to start: start them side by side, report them in order
+    with ThreadPoolExecutor(max_workers=max(1, len(servers_of))) as pool:
+        out.extend(pool.map(lambda s: _check_server(memory.root_str, *s), servers_of))
     if not out:
         out.append(Finding("hosts", True, "no host wired (`memory-custodian init --agent all` wires them)"))
     return out

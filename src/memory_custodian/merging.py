@@ -115,6 +115,9 @@ def _merge_mirror(ours: str, path: str) -> int:
             seen = set(lines)
             lines.extend(line for line in data.splitlines(keepends=True) if line not in seen)
     _write(ours, render_mirror(shards, memory_rel))
+    from .ledger.mirror import record_export
+
+    record_export(os.path.abspath(memory_rel), ours)  # what git puts in place is an export, not a hand edit
     return 0
 
 

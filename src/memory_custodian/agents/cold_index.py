@@ -15,7 +15,7 @@ import sys
 import time
 
 MARKER = "indexing"
-COLD_BYTES = 8_000_000  # ~15,000 notes: about what an index build does in 2 s on one core
+COLD_BYTES = 1_000_000  # ~2,000 notes: an index build of about a second on a busy core (7,490 notes: 3 s)
 STALE_S = 600
 WAITING = ("recall is still being indexed (the first session after a clone) — matching notes arrive once it is "
            "built; `memory-custodian recall` works meanwhile (it waits for the index)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from . import hosts
+from . import hosts, writeback
 from .fence import DATA_NOTICE, fence
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
 
@@ -58,6 +58,7 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
         return spec.render_output(hook.event, "")  # no memory folder here: nothing to add
     problems: list[str] = []
     with _session(memory, hook.session_id, problems) as state:
+        before = dict(state.data.get("injected") or {})
         if hook.action == "start":
             context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems)
         elif hook.action == "prompt":
@@ -66,11 +67,17 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
         elif hook.action == "file":
             context = _guarded(problems, "gotchas", _on_file, memory, state,
                                _touched(spec, hook, memory.root_str), spec.max_context_chars) or ""
-        else:
+        elif hook.action == "compact":
             # After compaction the host's context no longer holds what we sent: send it again.
             state.forget_injected()
             state.data["repack"] = True
             context = ""
+        else:
+            context = ""
+        guard = lambda part, fn, *args: _guarded(problems, part, fn, *args)  # noqa: E731
+        extra, stop_reason, outcome, wrote = writeback.on_hook(memory, spec, hook, state, guard)
+        context = "\n\n".join(x for x in (context, extra) if x)
+        writeback.log(memory, hook, before, state, context, outcome, wrote, guard, now)
     if problems:
         line = problem_line(problems, memory.root_str)
         import sys
@@ -78,6 +85,8 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
         sys.stderr.write(line + "\n")
         if hook.event in spec.context_events:
             context = line + ("\n\n" + context if context else "")
+    if hook.action == "stop":
+        return spec.render_stop(hook.event, stop_reason or "")
     return spec.render_output(hook.event, context)
 
 
@@ -223,7 +232,8 @@ def _open_tasks(memory) -> list[tuple[str, str | None]]:
     from ..ledger.frames import index_line
 
     result = memory.recall(None, kinds=("task",), limit=TASK_SCAN, counts="matched", ids=False)
-    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.id), reverse=True)
+    # the create event's id orders notes made in one millisecond (a note id is random)
+    hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.created_event), reverse=True)
     lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
                                            for h in hits[:HIGH_TASKS]]
     rest = len(hits) - len(lines) + (result.below_cutoff or 0)

@@ -8,6 +8,7 @@ comes back as a tool error whose text says how to fix it.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Annotated, Literal
 
@@ -96,6 +97,14 @@ class Server:
             except CustodianError as exc:
                 raise ToolError(exc.one_line(TOOL_TERMS)) from exc
 
+    def log_use(self, kind: str, ids: list[str]) -> None:
+        """Count the read for `stats`; a log that cannot be written is said on stderr, never fatal."""
+        from .adoption import note_use
+
+        warning = note_use(self.memory.memory_dir_str, kind, "mcp", ids)
+        if warning:
+            sys.stderr.write(warning + "\n")
+
     # ---- reading -----------------------------------------------------------------------------
 
     def memory_context(
@@ -127,6 +136,7 @@ class Server:
         memory_expand for full text."""
         result = self.call(self.memory.recall, query, kinds=tuple(kinds), tags=tuple(tags), paths=tuple(paths),
                            states=tuple(states), limit=limit, include_all=include_all)
+        self.log_use("recall", [hit.note.id for hit in result.hits])
         text, data = recall_view.render_recall(result)
         return _text(f"{DATA_NOTICE}\n{fence(text)}", data)
 
@@ -137,6 +147,7 @@ class Server:
         """Full notes by id: body, tags, paths, dates, provenance frame and state (a revoked note leads
         with a warning), and the supersession chain."""
         expansion = self.call(self.memory.expand, list(ids))
+        self.log_use("expand", [item["id"] for item in expansion.notes])
         text, data = recall_view.render_expand(expansion)
         return _text(f"{DATA_NOTICE}\n{fence(text)}", data)
 

@@ -17,6 +17,17 @@ def mcp(project_root, memory_dir):
     serve(memory)
 
 
+def stats(fmt, project_root, memory_dir):
+    from ..agents.adoption import report
+    from .output import echo, emit_json
+
+    result = report(open_memory(project_root, memory_dir))
+    if fmt == "json":
+        emit_json(result.to_dict())
+    else:
+        echo(result.text(), nl=False)
+
+
 def hook(event, host, task, project_root, memory_dir) -> int:
     """Fail open: whatever goes wrong at run time is one line on stderr and exit 0."""
     from ..agents.hooks import run_hook

@@ -104,10 +104,15 @@ def check(project_root, memory_dir, privacy, fmt):
 def status(project_root, memory_dir, fmt):
     memory = open_memory(project_root, memory_dir)
     result = memory.status()
+    from ..agents.adoption import summary_line
+
+    adoption = summary_line(memory)
     if fmt == "json":
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), **({"adoption": adoption} if adoption else {})})
     else:
         echo(result.text(), nl=False)
+        if adoption:
+            echo(adoption)
     if result.problems:
         from ..errors import ProblemsFound
 

@@ -75,15 +75,25 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
     memory = open_memory(project_root, memory_dir)
     result = memory.recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
                            include_all=include_all, ids=fmt == "json")
+    _log_use(memory, "recall", [hit.note.id for hit in result.hits])
     if fmt == "json":
         emit_json(result.to_dict())
     else:
         echo(printable(result.render_text()), nl=False)  # note text from disk: no raw escapes
 
 
+def _log_use(memory, kind: str, ids: list[str]) -> None:
+    from ..agents.adoption import note_use
+
+    warning = note_use(memory.memory_dir_str, kind, "cli", ids)
+    if warning:
+        sys.stderr.write(warning + "\n")
+
+
 def expand(ids, fmt, project_root, memory_dir):
     memory = open_memory(project_root, memory_dir)
     items = memory.expand(list(ids)).notes
+    _log_use(memory, "expand", [item["id"] for item in items])
     if fmt == "json":
         emit_json({"notes": items})
     else:
@@ -130,6 +140,11 @@ def doctor(repair, ledger_only, fmt, project_root, memory_dir):
     setup = [] if ledger_only else [f.to_dict() for f in memory.diagnose()]
     failed = [f for f in setup if not f["ok"]]
     report["setup"] = setup
+    from ..agents.adoption import summary_line
+
+    adoption = None if ledger_only else summary_line(memory)
+    if adoption:
+        report["adoption"] = adoption
     if fmt == "json":
         emit_json({**report, "ok": report["ok"] and not failed})
     else:
@@ -177,6 +192,8 @@ def _doctor_text(report: dict, setup: list) -> None:
 
     for finding in setup:
         echo(printable(Finding(**finding).line()))
+    if report.get("adoption"):
+        echo(report["adoption"])
     failed = sum(not f["ok"] for f in setup)
     echo("ok" if report["ok"] and not failed else
          f"{len(report['remaining'])} ledger problem(s), {failed} setup problem(s) remain")

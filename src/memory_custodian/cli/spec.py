@@ -65,6 +65,15 @@ TEXT = Arg("text", help="The note's text (- reads it from stdin).")
 REASON = opt("--reason", required=True, help="Why (recorded in the event).")
 
 
+KEPT_ON_SUPERSEDE = ("kind", "priority", "tags", "paths", "scope")  # as `ledger.api` carries them over
+
+
+def kept_fields(fields) -> tuple:
+    """`NOTE_FIELDS` as `supersede` has them: what it carries over defaults to the replaced note's own."""
+    return tuple(f.replace(help=f.help.split(" (")[0].rstrip(".") + " (default: the replaced note's).")
+                 if f.dest in KEPT_ON_SUPERSEDE else f for f in fields)
+
+
 NOTE_FIELDS = (
     opt("--kind", choices=KINDS, help="Kind (default finding)."),
     opt("--priority", choices=PRIORITIES, help="Priority (default medium)."),

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..agents.hosts import HOSTS
 from ..ledger.model import KINDS, RECALL_STATES
-from .spec import ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, opt, verb
+from .spec import (ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, kept_fields,
+                   opt, verb)
 
 PROG = "memory-custodian"
 GROUPS = ("curated", "ledger", "agents", "maintenance")
@@ -105,8 +106,8 @@ _TABLE = (
     Command("supersede", "ledger", "ledger:supersede",
             "Replace note ID by a new note with TEXT (same kind, tags and paths unless given); print the new id.",
             'memory-custodian supersede k7m2x9qa "Reset the test DB with make db-reset" --reason "new target"',
-            (NOTE_ID, TEXT, opt("--reason", required=True, help="Why the old note is replaced."), *NOTE_FIELDS,
-             ACTOR, *DATA)),
+            (NOTE_ID, TEXT, opt("--reason", required=True, help="Why the old note is replaced."),
+             *kept_fields(NOTE_FIELDS), ACTOR, *DATA)),
     verb("revoke", "Revoke note ID: it was wrong (shown only as a warning from now on).",
          'memory-custodian revoke k7m2x9qa --reason "the bug was fixed upstream"'),
     verb("flag-stale", "Flag note ID as possibly out of date (reinstate confirms it).",
@@ -183,9 +184,16 @@ _TABLE = (
                 opt("--task", metavar="TASK", help="Task category for the session-start pack (default implementation)."),
                 MEMORY[0].replace(type=None),  # fail open: a bad folder is the hook's one line and exit 0
                 MEMORY[1],
-            ), "EVENT is the host's event name (claude/codex: SessionStart, UserPromptSubmit, PreToolUse, PreCompact; "
-               "gemini: SessionStart, BeforeAgent, AfterTool, PreCompress). A hook never fails the host: any error is "
+            ), "EVENT is the host's event name (claude: SessionStart, UserPromptSubmit, PreToolUse, PreCompact, Stop, "
+               "SubagentStop, SessionEnd; codex: the same without SubagentStop and SessionEnd; gemini: SessionStart, "
+               "BeforeAgent, AfterTool, PreCompress, AfterAgent, SessionEnd). A hook never fails the host: any error is "
                "one line on stderr and exit 0. `init --agent` installs these."),
+    Command("stats", "agents", "agents:stats",
+            "Is memory used? Hooks fired, notes injected, recalls, expands, notes written, checkpoints; with flags.",
+            "memory-custodian stats --format json", DATA,
+            "Per session (newest first) and in total, from the hooks' usage log in .cache/ (owner-only, bounded) and "
+            "the ledger. Flags: the last sessions edited files and recorded nothing; a note injected 40 times and "
+            "never expanded; no hook for 7 days."),
     Command("merge-driver", "agents", "agents:merge_driver",
             "Merge one memory file as git asks (registered by `init` in .git/config; not run by hand).",
             "memory-custodian merge-driver curated %O %A %B %P", (

@@ -135,7 +135,7 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
         except Exception as exc:  # with fail_open any ledger fault is named and the curated tier still goes out
             if not fail_open:
                 raise
-            problems.append(f"ledger notes: {short_line(exc)}")
+            sections = _directives_without_index(memory, budgets, exc, ledger == "cold", problems)
         for s in sections:
             omissions.extend(s.omitted)
 
@@ -144,6 +144,24 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
                            warnings=[w for w in warnings if not w.startswith("required memory file")])
     return ReadResult(task, canonical, section.heading if section else None, inputs, modules, sections,
                       omissions, warnings, rendered, names_only, problems)
+
+
+def _directives_without_index(memory, budgets: dict, exc: Exception, was_cold: bool, problems: list) -> list:
+    """After a ledger fault, the directives read straight from the shards (they need no index: a
+    read-only checkout, a damaged `.cache/`); each fault is named in `problems`."""
+    from ..ledger.context import cold_sections
+
+    if was_cold:
+        problems.append(f"ledger notes: {short_line(exc)}")
+        return []
+    try:
+        sections = cold_sections(memory, budgets=budgets or None)
+    except Exception as again:  # the shards themselves: nothing of the ledger can go out
+        problems.append(f"ledger notes: {short_line(exc)}; directives: {short_line(again)}")
+        return []
+    problems.append(f"ledger index: {short_line(exc)} — the directives were read from the ledger files; gotchas and "
+                    "recall lines are left out")
+    return sections
 
 
 def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section, fail_open: bool,

@@ -38,7 +38,8 @@ becomes ledger events; nothing is overwritten, and an unchanged block records no
   `- reason: ...` line with no body below it
 - add a note: a line `### Title`, then `- kind: finding` (optional `- priority:`, `- tags:`,
   `- paths:`), a blank line, then the body (provenance human)
-- a `- reason: ...` line in a changed block is recorded as the reason for that change
+- a `- reason: ...` line in a changed block is recorded as the reason for that change; `--reason`
+  is the removals' reason, and the edits' only when no block was removed
 Keep this comment above the first note, and each block's `<!-- note` line: they tie
 blocks to notes, and a note that changed in the ledger since check-out refuses the check-in."""
 
@@ -355,6 +356,8 @@ def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<
     conflict check to report (it was forgotten or rewritten since check-out).
     """
     by_id = {b.id: b for b in buf.blocks if b.id}
+    # a --reason given for deleted blocks is theirs; it stands for the edits only when none was deleted
+    edit_reason = None if any(note_id not in by_id for note_id in buf.manifest) else reason
     changes, missing_reason = [], []
     for note_id, (last_event, sha) in buf.manifest.items():
         block = by_id.get(note_id)
@@ -383,7 +386,7 @@ def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<
         if current is not None:
             old = note_fields(current)
             changed = [k for k in ("title", "body", "kind", "priority", "tags", "paths") if old[k] != block.fields()[k]]
-        changes.append(Change("supersede", note_id, block.line, changed=changed, reason=block.reason or reason,
+        changes.append(Change("supersede", note_id, block.line, changed=changed, reason=block.reason or edit_reason,
                               block=block, recorded_last_event=block.last_event))
     for block in buf.blocks:
         if block.id:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 def refresh_mirror_if_enabled(memory):
     """Re-render the mirror (the `Exported` record) when `config.json` turns it on, else None: one small read."""
@@ -19,7 +21,70 @@ def refresh_mirror_if_enabled(memory):
     export = parse_config(raw, path).get("export") or {}
     if not export.get("enabled"):
         return None
+    target = export.get("path") or os.path.join(memory.memory_dir_str, "MEMORY.md")
+    if hand_edited(memory.memory_dir_str, target if os.path.isabs(target) else os.path.join(memory.root_str, target)):
+        from ..errors import Refused
+
+        raise Refused(f"{os.path.basename(target)} was edited by hand since the last export, so it was left as it is — "
+                      "move the edit into the ledger with `memory-custodian edit` (then `edit --checkin`), or drop it "
+                      "with `memory-custodian export`")
     return memory.export()  # the configured path, read again there so that a refusal names config.json
+
+
+MIRROR_DIGEST = "mirror.sha256"  # in .cache/: what the last export wrote, to tell a hand edit from it
+
+
+def _digest_path(memory_dir: str) -> str:
+    return os.path.join(memory_dir, ".cache", MIRROR_DIGEST)
+
+
+def _sha256_of(path: str) -> str | None:
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:  # no file, or a path the export itself will refuse by name
+        return None
+
+
+def record_export(memory_dir: str, target: str) -> None:
+    """Remember what an export just wrote (a cache: without it, no hand edit can be told apart)."""
+    from ..fsutil import atomic_write
+
+    digest = _sha256_of(target)
+    if digest is not None and os.path.isdir(os.path.join(memory_dir, ".cache")):
+        atomic_write(_digest_path(memory_dir), digest + "\n", durable=False)
+
+
+def hand_edited(memory_dir: str, target: str) -> bool:
+    """Whether the mirror on disk is neither what the last export here wrote nor what git's HEAD holds
+    (a checkout, a pull or a merge brings a mirror rendered elsewhere: that is no hand edit).
+    Never, without a record of the last export."""
+    try:
+        with open(_digest_path(memory_dir), encoding="utf-8") as fh:
+            recorded = fh.read().strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    now = _sha256_of(target)
+    return now is not None and now != recorded and not _as_in_head(target)
+
+
+def _as_in_head(target: str) -> bool:
+    """Whether the file is byte for byte what the checked-out commit holds (False outside git)."""
+    import hashlib
+    import subprocess
+
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        proc = subprocess.run(["git", "rev-parse", f"HEAD:./{os.path.basename(target)}"], cwd=folder,
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    with open(target, "rb") as fh:
+        data = fh.read()
+    blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # git names a file by this digest
+    return proc.returncode == 0 and proc.stdout.strip() == blob
 
 
 # The line after a write landed but the mirror could not be re-rendered, by what landed. The write

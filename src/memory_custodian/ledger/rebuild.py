@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
+from ..fsutil import read_at
 from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
 from .store import parse_lines
 
@@ -105,7 +106,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
             if seen is not None:
                 old = keys[seen]
                 old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
-                    os.pread(files[old[4]], old[6], old[5]).decode("utf-8")
+                    read_at(files[old[4]], old[6], old[5]).decode("utf-8")
                 if canonical(ev["_line"]) < canonical(old_line):
                     txn_count[old[3]] -= 1
                     keys[seen] = key

@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 
+from ..fsutil import read_at
 from .fold import fold_note_events
 from .index_rows import note_row_parts
 
@@ -117,7 +118,7 @@ def fold_chunk(chunk, files: list[int]) -> list[tuple]:
     """The rows of each note in `chunk` (its events' places in the shards) that folds to a note."""
     out = []
     for places in chunk:
-        note, _ = fold_note_events([json.loads(os.pread(files[shard], length, off)) for shard, off, length in places])
+        note, _ = fold_note_events([json.loads(read_at(files[shard], length, off)) for shard, off, length in places])
         if note is not None:
             out.append(note_row_parts(note))
     return out

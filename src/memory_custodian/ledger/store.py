@@ -242,7 +242,7 @@ class Ledger:
         size = None
         try:
             size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
+            if size and fsutil.read_at(fd, 1, size - 1) != b"\n":
                 payload = self._fix_tail(fd, path, size) + payload
                 size = os.fstat(fd).st_size
             view = memoryview(payload)
@@ -268,12 +268,12 @@ class Ledger:
         line_start, pos = 0, size
         while pos > 0:  # back to the start of the last line, however long it is
             lo = max(0, pos - (1 << 20))
-            newline = os.pread(fd, pos - lo, lo).rfind(b"\n")
+            newline = fsutil.read_at(fd, pos - lo, lo).rfind(b"\n")
             if newline >= 0:
                 line_start = lo + newline + 1
                 break
             pos = lo
-        fragment = os.pread(fd, size - line_start, line_start)
+        fragment = fsutil.read_at(fd, size - line_start, line_start)
         if whole_event(fragment):
             return b"\n"
         torn = os.path.join(fsutil.cache_dir(self.memory_dir_str), TORN_DIR)

@@ -108,6 +108,9 @@ def export(notes, path=None, check: bool = False):
         written = not _holds(target, data)
         if written:
             fsutil.atomic_write(target, data)
+        from .mirror import record_export
+
+        record_export(notes.memory_dir, target)  # so the next automatic refresh can tell a hand edit
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
 
 
@@ -178,7 +181,7 @@ def edit_checkin(notes, path, reason=None):
         _refuse_conflicts(notes, changes, current, shown)
         _clean_changes(changes, shown)
         events, report = build_events(changes, current, new_note_id=new_note_id,
-                                      supersede_reason=reason or "edited with `memory-custodian edit`")
+                                      supersede_reason="edited with `memory-custodian edit`")  # --reason: plan_changes
         written = ledger.append_txn(events, lookup=current.get) if events else []
     counts = {"create": 0, "supersede": 0, "revoke": 0}
     for row in report:

@@ -20,11 +20,12 @@ MAX_CONTEXT_CHARS = 8_000  # per prompt/file hook output
 
 class HookEvent(Record):
     """One hook call, reduced to what we act on: `event` is the host's own name for it, `action`
-    what we do there (start | prompt | file | compact), `source` how a session started (startup |
-    resume | clear | compact), `paths` the candidate file paths as the tool named them."""
+    what we do there (start | prompt | file | compact | stop | end), `source` how a session started
+    (startup | resume | clear | compact), `paths` the candidate file paths as the tool named them,
+    `stop_active` the host's flag that this stop follows a stop hook's block."""
 
-    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths")
-    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list)}
+    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths", "stop_active")
+    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list), "stop_active": False}
 
 
 def unique(paths: list[str]) -> list[str]:
@@ -49,11 +50,13 @@ def named_paths(tool_input: dict) -> list[str]:
 class Host(Record):
     """Everything about one agent host.
 
-    events: host event name -> what we do at it (start | prompt | file | compact), in the order the
-        installed hook configuration lists them.
+    events: host event name -> what we do at it (start | prompt | file | compact | stop | end), in the
+        order the installed hook configuration lists them.
     context_events: the events whose output may carry context.
     file_tools: tools whose file arguments get those files' gotchas; the installed matcher of the
         `file` event names exactly these.
+    write_tools: the file tools that change files (the end-of-turn checkpoint counts their paths).
+    block_decision: the `decision` value with which a stop hook keeps the agent working.
     tool_paths: tool_input -> the paths the tool touches. existing_files_only: those paths are
         guesses (words of a shell command), so only files that exist count.
     empty_output: what to print when there is nothing to add.
@@ -65,10 +68,11 @@ class Host(Record):
     """
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
-              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s")
-    DEFAULTS = {"tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
+              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
+              "write_tools", "block_decision")
+    DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
                 "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
-                "hook_timeout_s": 60}  # Claude Code's and Gemini CLI's default; Codex's is 60 s too
+                "hook_timeout_s": 60}  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""
@@ -84,6 +88,8 @@ class Host(Record):
         if action == "prompt":
             prompt = payload.get("prompt")
             hook.prompt = prompt if isinstance(prompt, str) else ""
+        elif action == "stop":
+            hook.stop_active = payload.get("stop_hook_active") is True
         elif action == "start":
             source = payload.get("source") or payload.get("trigger")
             hook.source = source if isinstance(source, str) else None
@@ -105,6 +111,14 @@ class Host(Record):
             {"hookSpecificOutput": {"additionalContext": context, "hookEventName": event}},
             sort_keys=True, ensure_ascii=False,
         )
+
+    def render_stop(self, event: str, reason: str) -> str:
+        """What to print on stdout at a stop: keep the agent working on `reason`, or let it stop."""
+        if not reason:
+            return self.empty_output
+        import json
+
+        return json.dumps({"decision": self.block_decision, "reason": reason}, sort_keys=True, ensure_ascii=False)
 
     def matcher(self, event: str) -> str | None:
         """The tool matcher the installed hook configuration gives `event`, if any."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from .adapter import Host
 
-EVENTS = {"SessionStart": "start", "UserPromptSubmit": "prompt", "PreToolUse": "file", "PreCompact": "compact"}
+EVENTS = {"SessionStart": "start", "UserPromptSubmit": "prompt", "PreToolUse": "file", "PreCompact": "compact",
+          "Stop": "stop", "SubagentStop": "stop", "SessionEnd": "end"}
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")  # PreCompact takes no context
 
 HOST = Host(
@@ -15,6 +16,7 @@ HOST = Host(
     events=EVENTS,
     context_events=CONTEXT_EVENTS,
     file_tools=("Edit", "Write", "MultiEdit", "Read", "NotebookEdit"),
+    write_tools=("Edit", "Write", "MultiEdit", "NotebookEdit"),
     files=(("CLAUDE.md", "md"), (".claude/settings.json", "hooks"), (".mcp.json", "server")),
     entry_advice=("- Hooks inject the context pack at session start, matching notes on each prompt and "
                   "gotchas for the files\n  you touch. If you see no memory context, run "

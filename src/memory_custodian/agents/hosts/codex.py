@@ -8,7 +8,11 @@ that are files in the project count. See docs/hosts/codex.md; payloads in tests/
 from __future__ import annotations
 
 from .adapter import Host, named_paths, unique
-from .claude import CONTEXT_EVENTS, EVENTS
+from .claude import CONTEXT_EVENTS
+
+# Codex has no session-end event: the automatic task checkpoint is written at compaction only.
+EVENTS = {"SessionStart": "start", "UserPromptSubmit": "prompt", "PreToolUse": "file", "PreCompact": "compact",
+          "Stop": "stop"}
 
 PATCH_FILE_RE = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"  # compiled on first use (re's cache)
 
@@ -52,6 +56,7 @@ HOST = Host(
     events=EVENTS,
     context_events=CONTEXT_EVENTS,
     file_tools=("Bash", "shell", "apply_patch"),
+    write_tools=("apply_patch",),
     files=(("AGENTS.md", "md"), (".codex/hooks.json", "hooks"), (".codex/config.toml", "toml")),
     entry_advice=("- Before any task, run `memory-custodian read --task implementation` (or `--task planning`) "
                   "and follow\n  its directives; if hooks are enabled they inject the same pack "

@@ -10,9 +10,12 @@ from .adapter import Host
 
 HOST = Host(
     name="gemini",
-    events={"SessionStart": "start", "BeforeAgent": "prompt", "AfterTool": "file", "PreCompress": "compact"},
+    events={"SessionStart": "start", "BeforeAgent": "prompt", "AfterTool": "file", "PreCompress": "compact",
+            "AfterAgent": "stop", "SessionEnd": "end"},
     context_events=("SessionStart", "BeforeAgent", "AfterTool"),
     file_tools=("read_file", "write_file", "replace", "read_many_files"),
+    write_tools=("write_file", "replace"),
+    block_decision="deny",  # AfterAgent: "deny" sends the agent back to work with the reason
     files=(("GEMINI.md", "md"), (".gemini/settings.json", "hooks+server")),
     entry_advice=("- Hooks inject the context pack at session start, matching notes on each prompt and "
                   "gotchas for the files\n  you read or write. If you see no memory context, run "
