@@ -24,7 +24,7 @@ def pages(ids):
             "Workspace lock released", "/ledger": "notes match, newest first",
             "/ledger?q=retry+backoff": "Not shown:", f"/note/{ids['new']}": "Supersession chain",
             "/eval": "Misses by stage", "/doctor": "every shard verified",
-            "/stats": "Stats are not available in this version"}
+            "/stats": "Sessions, newest first"}
 
 
 def test_every_page_answers_with_its_content(project):
@@ -162,6 +162,12 @@ def test_browse_pages_through_every_note_newest_first(tmp_path):
         memory.browse(states=["forgotten"])
     with pytest.raises(InvalidInput):
         memory.browse(limit=0)
+
+
+def test_the_stats_page_draws_the_adoption_report(project):
+    server, _ = project
+    _, _, body = fetch(server, "/stats")
+    assert "1 session(s) logged" in body and "s-viewer-1" in body and "SessionStart" in body and "<svg" in body
 
 
 def test_the_doctor_page_lists_what_doctor_finds(tmp_path):

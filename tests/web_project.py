@@ -8,6 +8,8 @@ import http.client
 import json
 import threading
 
+from conftest import run_cli
+
 from memory_custodian import Memory
 from memory_custodian.web.server import make_server
 
@@ -51,6 +53,9 @@ def build_project(root) -> dict:
     ids["attribute"] = memory.remember(f"Body {ATTRIBUTE}", kind="gotcha", title=f"Attr {ATTRIBUTE}",
                                        paths=("src/a.py",)).id
     ids["bidi"] = memory.remember(f"Open {BIDI} to check.", kind="finding", title=f"Bidi {BIDI}").id
+    for event, extra in (("SessionStart", {}), ("UserPromptSubmit", {"prompt": "why does the daemon restart hang?"})):
+        payload = {"session_id": "s-viewer-1", "cwd": str(root), "hook_event_name": event, **extra}
+        assert run_cli("hook", event, cwd=root, input=json.dumps(payload)).returncode == 0  # the usage log `stats` reads
     truth = root / "truth.jsonl"
     truth.write_text("\n".join(json.dumps(row) for row in (
         {"query": "workspace lock daemon restart", "relevant": [ids["lock"]]},

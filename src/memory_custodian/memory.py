@@ -260,6 +260,13 @@ class Memory:
 
         return evaluate(self, truth, k=k, limit=limit, now=now)
 
+    def stats(self, now=None):
+        """The adoption report from the hooks' usage log and the ledger: per session and in total, what was
+        injected, read and written, with flags where memory goes unused (an `agents.adoption.AdoptionReport`)."""
+        from .agents.adoption import report
+
+        return report(self, now=now)
+
     def reindex(self, progress=None):
         """Rebuild the derived index from the shards: a `Reindexed`."""
         return self._ledger_notes().reindex(progress=progress)

@@ -76,7 +76,26 @@ def _setup(findings) -> str:
 
 
 def stats_page(memory, base: str) -> str:
-    # the slot is kept, and says so, until the library reports adoption
-    return layout(base, "stats", "Adoption", "<div class=\"frame alert\"><p class=warn>Stats are not available in "
-                  "this version.</p><p>The adoption report (what each session was given, read and wrote, and when "
-                  "memory goes unused) will be drawn here once the library provides it.</p></div>")
+    report = memory.stats()
+    t = report.totals
+    head = (f"<p>{len(report.sessions)} session(s) logged in <code>{esc(report.store)}</code></p>"
+            + table(("injected notes", "injected tokens", "recalls", "expands", "notes written", "checkpoints"),
+                    [(str(t["injected_notes"]), str(t["injected_tokens"]), str(t["recalls"]), str(t["expands"]),
+                      str(sum(t["written"].values())), str(sum(t["checkpoints"].values())))], num=range(6)))
+    flags = "<h2>Flags</h2>" + ("<ul>" + "".join(f"<li class=warn>{esc(f)}</li>" for f in report.flags) + "</ul>"
+                                if report.flags else "<p>none</p>")
+    charts = ("<h2>Hooks fired</h2>" + bar_chart(sorted(t["hooks"].items()))
+              + "<h2>Notes written (kind/actor)</h2>" + bar_chart(sorted(t["written"].items())))
+    rows = [(esc(s.last[:16] + "Z"), esc(s.host), esc(s.session), str(sum(s.hooks.values())),
+             f"{s.injected_notes} ({s.injected_tokens} tokens)", "yes" if s.files_edited else "no",
+             esc(_pairs(s.written)), esc(_pairs(s.checkpoints))) for s in report.sessions]
+    sessions = "<h2>Sessions, newest first</h2>" + (table(
+        ("last seen", "host", "session", "hooks", "injected", "edited files", "wrote", "checkpoints"), rows,
+        num=(3,)) if rows else "<p class=muted>no hook has logged a session here yet</p>")
+    torn = (f"<p class=warn>{report.unreadable_lines} unreadable line(s) in the log were skipped (a torn write)</p>"
+            if report.unreadable_lines else "")
+    return layout(base, "stats", "Adoption", head + flags + charts + sessions + torn)
+
+
+def _pairs(counts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
