@@ -143,6 +143,17 @@ def test_only_the_mcp_module_imports_mcp():
     assert _importers_of("mcp") <= {f"{PKG}.agents.mcp_server"}
 
 
+def test_only_the_viewer_serves_http_and_it_imports_no_other_adapter():
+    web = {m for m in MODULES if m.startswith(f"{PKG}.web")}
+    assert _importers_of("http.server") <= web
+    assert _importers_of("starlette") | _importers_of("uvicorn") == set()  # the standard library's server is enough
+    assert _importers_of(f"{PKG}.web") - web <= {f"{PKG}.cli.serve"}
+    for module in web:
+        bad = [(n, line) for n, _, line in _imports(module)
+               if n.startswith((f"{PKG}.agents", f"{PKG}.cli", f"{PKG}.memory"))]
+        assert bad == [], f"{module} imports an adapter or reaches past the Memory it is given: {bad}"
+
+
 def test_no_private_name_is_imported_from_another_module():
     bad = [(m, name, attr, line) for m in MODULES for name, attr, line in _imports(m)
            if name.startswith(PKG) and attr.startswith("_") and not attr.startswith("__")]

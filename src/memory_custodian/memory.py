@@ -247,6 +247,26 @@ class Memory:
         return self._ledger_notes().recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
                                            include_all=include_all, now=now, counts=counts, ids=ids)
 
+    def browse(self, *, kinds=(), states=(), provenances=(), tags=(), paths=(), offset=0, limit=50, now=None):
+        """Every note matching the filters, newest first, one page at a time: a `NotePage` (with the total)."""
+        from .ledger.browse import browse_notes
+
+        return browse_notes(self.index(), kinds=kinds, states=states, provenances=provenances, tags=tags,
+                            paths=paths, offset=offset, limit=limit, now=now)
+
+    def evaluate(self, truth, *, k=10, limit=10, now=None) -> dict:
+        """Run the labelled queries of the JSONL file `truth` through recall: metrics and every miss by stage."""
+        from .ledger.evaluate import evaluate
+
+        return evaluate(self, truth, k=k, limit=limit, now=now)
+
+    def stats(self, now=None):
+        """The adoption report from the hooks' usage log and the ledger: per session and in total, what was
+        injected, read and written, with flags where memory goes unused (an `agents.adoption.AdoptionReport`)."""
+        from .agents.adoption import report
+
+        return report(self, now=now)
+
     def reindex(self, progress=None):
         """Rebuild the derived index from the shards: a `Reindexed`."""
         return self._ledger_notes().reindex(progress=progress)

@@ -239,6 +239,21 @@ _TABLE = (
                "export mirror, .gitattributes and the merge drivers in .git/config, the ignored .cache/, and every "
                "wired host: each hook command run as the host runs it (bare PATH, its payload, its timeout) and each "
                "MCP server started up to its tool list. Exit 1 on any problem."),
+    Command("serve", "maintenance", "serve:serve",
+            "Serve a local, read-only web view of the context pack, the ledger, each note's history and reports.",
+            "memory-custodian serve --open", (
+                opt("--port", type="int", minimum=0, maximum=65535, default=8765,
+                    help="TCP port (0: any free port)."),
+                opt("--host", default="127.0.0.1", metavar="ADDR",
+                    help="Address to bind (default 127.0.0.1; anything else needs --allow-remote)."),
+                flag("--allow-remote", "Allow a non-loopback --host; every URL then carries a random token."),
+                opt("--truth", metavar="TRUTH",
+                    help="A truth set (the JSONL that eval reads): adds the recall-miss report."),
+                flag("--open", "Open the viewer in the default web browser.", dest="open_"),
+                *DATA,
+            ), "Prints the URL (with --format json one object: url, host, port) and serves until Ctrl-C. Loopback "
+               "only by default; requests with a non-loopback Host header are refused, and nothing can be changed "
+               "from it: every change goes through the CLI, the MCP server or edit."),
     Command("eval", "maintenance", "evaluate:eval_cmd",
             "Run the labelled queries in TRUTH (JSONL) through recall and report what it missed.",
             "memory-custodian eval docs/memory/recall-truth.jsonl --min-recall 0.8", (

@@ -1,0 +1,192 @@
+"""The viewer's HTTP server: loopback by default, read-only, and refusing what a page must not get.
+
+Safe by default: it binds 127.0.0.1; a request whose `Host` header is not a loopback name is
+refused (a web page elsewhere cannot reach it by DNS rebinding); only GET and HEAD are answered;
+every response forbids scripts, framing and outside resources. Serving beyond loopback takes an
+explicit `allow_remote`, and then every URL must carry a random token.
+
+Requests are read by one thread each (so an idle browser connection blocks nobody), and every page
+is built on one worker thread that owns the `Memory`: its SQLite connection stays on one thread.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import socket
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ..errors import CustodianError, InvalidInput, NotFound, Refused
+from . import pages, reports
+from .html import STYLE, WEB_TERMS, esc, layout
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+}
+READ_TIMEOUT = 15  # seconds a connection may take to send its request
+
+
+class Page(Exception):
+    """A response other than a page: `status` and the text shown."""
+
+    def __init__(self, status: int, text: str):
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+class Viewer:
+    """What the handler needs: the memory, the truth set, the URL prefix (the token's) and the Host names allowed."""
+
+    def __init__(self, memory, *, truth=None, token=None, port=0):
+        self.memory, self.truth, self.token = memory, truth, token
+        self.base = f"/t/{token}" if token else ""
+        self.port = port
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-custodian-viewer")
+
+    def host_allowed(self, host: str | None) -> bool:
+        if self.token:  # beyond loopback the token is the guard: any Host may carry it
+            return True
+        if not host:
+            return False
+        name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+        if not name:
+            name, port = host, ""
+        if port and port != str(self.port):
+            return False
+        return name.strip("[]").lower() in LOOPBACK
+
+    def route(self, target: str) -> tuple[str, str]:
+        """(content type, body) for a request target, or raises `Page`."""
+        parts = urlsplit(target)
+        path = unquote(parts.path)
+        if self.base:
+            if not hmac.compare_digest(path[:len(self.base)].encode(), self.base.encode()):
+                raise Page(403, "this viewer needs the URL with its token, as `serve` printed it")
+            path = path[len(self.base):] or "/"
+        params = parse_qs(parts.query, keep_blank_values=False)
+        if path == "/style.css":
+            return "text/css; charset=utf-8", STYLE
+        return "text/html; charset=utf-8", self.worker.submit(self._page, path, params).result()
+
+    def _page(self, path: str, params: dict) -> str:
+        memory, base = self.memory, self.base
+        if path in ("/", "/pack"):
+            return pages.pack_page(memory, params, base)
+        if path == "/ledger":
+            return pages.ledger_page(memory, params, base)
+        if path.startswith("/note/") and path.count("/") == 2:
+            return pages.note_page(memory, path[len("/note/"):], base)
+        if path == "/eval":
+            return reports.eval_page(memory, self.truth, base)
+        if path == "/doctor":
+            return reports.doctor_page(memory, base)
+        if path == "/stats":
+            return reports.stats_page(memory, base)
+        raise Page(404, f"no page at {path}")
+
+
+class Handler(BaseHTTPRequestHandler):
+    timeout = READ_TIMEOUT
+
+    def version_string(self):
+        return "memory-custodian"
+
+    def do_GET(self):
+        self._answer(body=True)
+
+    def do_HEAD(self):
+        self._answer(body=False)
+
+    def _refuse_write(self):
+        self._send(405, "text/html; charset=utf-8", self._error_page(405, "the viewer is read-only: change memory "
+                   "with the command line, the MCP server or `edit`"), extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_write
+
+    def _answer(self, body: bool):
+        viewer = self.server.viewer
+        if not viewer.host_allowed(self.headers.get("Host")):
+            self._send(403, "text/plain; charset=utf-8", "refused: the Host header is not a loopback name\n", body)
+            return
+        try:
+            ctype, text = viewer.route(self.path)
+            status = 200
+        except Page as page:
+            status, ctype, text = page.status, "text/html; charset=utf-8", self._error_page(page.status, page.text)
+        except CustodianError as exc:
+            status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, InvalidInput) else 500
+            ctype, text = "text/html; charset=utf-8", self._error_page(status, exc.one_line(WEB_TERMS))
+            if status == 500:
+                sys.stderr.write(f"memory-custodian serve: {exc.one_line(WEB_TERMS)}\n")
+        except Exception as exc:  # a bug: the page says so and the traceback goes to the console
+            traceback.print_exc()
+            status, ctype = 500, "text/html; charset=utf-8"
+            text = self._error_page(500, f"internal error ({type(exc).__name__}): see the console running `serve`")
+        self._send(status, ctype, text, body)
+
+    def _error_page(self, status: int, text: str) -> str:
+        return layout(self.server.viewer.base, "", f"{status}", f"<p class=warn>{esc(text)}</p>")
+
+    def _send(self, status: int, ctype: str, text: str, body: bool = True, extra=None):
+        data = text.encode("utf-8")
+        self.send_response(status)
+        for name, value in {**SECURITY_HEADERS, "Content-Type": ctype, "Content-Length": str(len(data)),
+                            **(extra or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def log_message(self, format, *args):
+        if self.server.quiet:
+            return
+        super().log_message(format, *args)
+
+
+class ViewerServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, viewer: Viewer, quiet: bool):
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.viewer, self.quiet = viewer, quiet
+        super().__init__(address, Handler)
+        viewer.port = self.server_address[1]
+
+    @property
+    def url(self) -> str:
+        host = self.server_address[0]
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{self.server_address[1]}{self.viewer.base}/"
+
+    def server_close(self):
+        super().server_close()
+        self.viewer.worker.shutdown(wait=True)
+
+
+def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, allow_remote: bool = False,
+                quiet: bool = False) -> ViewerServer:
+    """A viewer bound to `host:port` (0: a free port); run it with `serve_forever()`, stop it with
+    `shutdown()` and `server_close()`. A host beyond loopback is refused unless `allow_remote`,
+    which also puts a random token in every URL."""
+    if host not in LOOPBACK and not allow_remote:
+        raise Refused(f"{host} is not a loopback address: the viewer serves 127.0.0.1 only unless {{field}} is "
+                      "given (and then every URL carries a random token)", field="allow_remote")
+    viewer = Viewer(memory, truth=truth, token=secrets.token_urlsafe(18) if host not in LOOPBACK else None)
+    try:
+        if truth is not None:  # a bad truth file is refused now, not on the first visit of its page
+            viewer.worker.submit(memory.evaluate, truth).result()
+        return ViewerServer((host, port), viewer, quiet)
+    except BaseException as exc:
+        viewer.worker.shutdown()
+        if isinstance(exc, OSError):
+            raise Refused(f"cannot listen on {host}:{port}: {exc.strerror or exc} — pick another {{field}}",
+                          field="port") from exc
+        raise
