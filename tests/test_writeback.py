@@ -114,6 +114,8 @@ def test_redaction_withholds_what_it_cannot_cut():
     ("Don't push this yet.", False),
     ("Can we always retry on 503?", False),
     ("Fix the failing test.", False),
+    ("Don\u2019t commit generated files.", True),
+    ("Don\u2019t worry about it.", False),
 ])
 def test_the_rule_detector(text, rule):
     assert (standing_rule(text) is not None) == rule

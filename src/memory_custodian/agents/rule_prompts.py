@@ -30,6 +30,12 @@ _NOT_RULE = (r"(?:^(?:don'?t|do\s+not)\s+(?:worry|know|think|understand|see|get|
              r"^(?:always|never)\s+(?:seems?|was|were|got|gets|worked|works|happened|returns?|fails?|shows?|been)\b)")
 
 
+# Every pattern needs one of these words; a prompt with none skips compiling them (3.5 ms a fresh hook).
+_TRIGGERS = ("always", "never", "don't", "dont", "do not", "avoid", "stop", "no more", "from now on", "forward",
+             "future", "from here on", "must", "instead", "rather than", " over ", "as a rule", "every time",
+             "whenever", "not ")
+
+
 def _compiled():
     import re
 
@@ -41,16 +47,19 @@ def standing_rule(prompt: str) -> str | None:
     """The first sentence of `prompt` that states a standing rule, as the user wrote it; else None."""
     if not prompt or len(prompt) > MAX_PROMPT_CHARS:
         return None
+    lowered = prompt.lower().replace("\u2019", "'")
+    if not any(t in lowered for t in _TRIGGERS):
+        return None
     start, anywhere, not_rule, split = _compiled()
     for raw in split.split(prompt):
         sentence = raw.strip().lstrip("-*•>0123456789.) ").strip()
         if len(sentence) < 8 or sentence.endswith("?") or "```" in sentence:
             continue
-        bare = _strip_lead(sentence)
-        if not_rule.search(bare):
+        plain = sentence.replace("\u2019", "'")  # a typographic apostrophe ("don’t") reads the same
+        if not_rule.search(_strip_lead(plain)):
             continue
-        if start.search(sentence) or anywhere.search(sentence):
-            return sentence[:MAX_QUOTE_CHARS]
+        if start.search(plain) or anywhere.search(plain):
+            return sentence[:MAX_QUOTE_CHARS]  # as the user wrote it: the quote binds verbatim
     return None
 
 
