@@ -51,3 +51,14 @@ def json_text(obj) -> str:
     import json
 
     return json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))
+
+
+SHOWN_MAX = 40
+
+
+def shown(value: str, limit: int = SHOWN_MAX) -> str:
+    """`value` quoted for an error message, at most `limit` characters of it: an error never
+    echoes unbounded input back to its caller."""
+    if len(value) <= limit:
+        return repr(value)
+    return repr(value[:limit]) + f"… ({len(value)} characters)"
