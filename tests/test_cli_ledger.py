@@ -59,7 +59,7 @@ def test_exit_codes(project):
     r = cli(project, "promote", note_id, "--to", "human", "--actor", "agent")
     assert r.returncode == 1
     r = cli(project, "remember", "key AKIAIOSFODNN7EXAMPLE")
-    assert r.returncode == 1 and "AKIA" not in r.stderr
+    assert r.returncode == 2 and "AKIA" not in r.stderr
 
 
 def test_doctor_reports_and_repairs_torn_tail(project):

@@ -140,10 +140,17 @@ class LedgerNotes:
         """The one hard delete: the note's text leaves every shard; a content-free `forget` stays."""
         from .results import NoteForgotten
 
+        from .text_api import rerender_mirrors
+
         full = self.resolve(note_id)
-        result = NoteForgotten(**self.ledger().forget(full, actor="human"))
+        if self._cached_index is not None:  # the scrub drops the index file: no connection may hold it
+            self._cached_index.close()
+            self._cached_index = None
+        done = self.ledger().forget(full, actor="human")
+        marks = done.pop("marks")
         self.index()
-        return result
+        rerender_mirrors(self, marks)
+        return NoteForgotten(**done)
 
     # ---- reading ------------------------------------------------------------------------------
 

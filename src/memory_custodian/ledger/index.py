@@ -21,13 +21,12 @@ from .index_rows import (
     FIELD_SIGNATURE, FTS_COLUMN_LIST, INSERT_META, INSERT_TEXT, NOTE_COLS, NOTE_FROM, PAGE_CACHE_KIB, SCHEMA,
     SCHEMA_VERSION, UPSERT_EVENT, canonical, note_row_parts, row_fields, row_note, rows_at,
 )
-from .model import Note, copy_note
+from .model import INDEX_FILE, Note, copy_note
 from .paths import any_match
 from .store import Ledger, parse_lines
 
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
-INDEX_FILE = "index.sqlite"
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 

@@ -91,6 +91,7 @@ def export(notes, path=None, check: bool = False):
     With `check`, write nothing and report whether the file on disk matches (`up_to_date`)
     with a short unified diff when it does not.
     """
+    from ..scrub import remember_export
     from .results import Exported
 
     target = _export_target(notes, path)
@@ -108,6 +109,8 @@ def export(notes, path=None, check: bool = False):
         written = not _holds(target, data)
         if written:
             fsutil.atomic_write(target, data)
+        # a hand export anywhere is a copy a hard delete must find again
+        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
 
 
@@ -389,3 +392,17 @@ def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
         more = len(lines) - limit
         lines = lines[:limit] + [f"… {more} more diff lines\n"]
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def rerender_mirrors(notes, marks: list[bytes]) -> list[str]:
+    """Re-export every mirror this tool wrote that still holds one of `marks` (a hard delete's
+    text); the paths re-rendered. A mirror moved or deleted by hand is not looked for."""
+    from ..scrub import exported_paths, holds
+
+    known = {*exported_paths(fsutil.cache_dir(notes.memory_dir)), str(_export_target(notes, None))}
+    redone = []
+    for path in sorted(known):
+        if marks and holds(path, marks):
+            export(notes, path=path)
+            redone.append(path)
+    return redone
