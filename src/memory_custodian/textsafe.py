@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 
-_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+# the bidi overrides and isolates, the marks that reorder as invisibly (LRM, RLM, ALM), and the
+# line and paragraph separators that end a line for a reader while `\n` counts none
+_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029]
 _CONTROLS = [c for c in range(0x20) if c not in (0x0A, 0x09)] + list(range(0x7F, 0xA0))
 
 _TEXT_TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS}

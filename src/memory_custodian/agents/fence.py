@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..textsafe import printable
+
 _BACKTICK_RUN = re.compile(r"`+")
 # Control characters (a shard can be edited by hand) are shown, never passed on: an escape
 # sequence must not reach a terminal that displays the transcript.
@@ -23,7 +25,7 @@ DATA_NOTICE = (
 
 def fence(text: str, *, info: str = "memory") -> str:
     """`text` inside a backtick fence longer than any backtick run it contains (at least 3)."""
-    text = text.translate(_CONTROL)
+    text = printable(text.translate(_CONTROL))  # bidi controls and line separators as well
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
