@@ -10,7 +10,7 @@ import shutil
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_cli
+from conftest import run_cli, unfenced
 from memory_custodian.errors import Corrupt
 from memory_custodian.ledger.index import Index
 from memory_custodian.ledger.store import Ledger, encode_event
@@ -44,7 +44,7 @@ def test_a_whole_last_event_without_its_newline_is_read_by_every_reader_and_kept
     drop_cache(memory)
     root = memory.root
     r = cli(root, "recall", "beta")
-    assert r.returncode == 0 and r.stdout.startswith(f"[#{beta.id}] directive/medium · second note beta"), r.stdout
+    assert r.returncode == 0 and unfenced(r.stdout).startswith(f"[#{beta.id}] directive/medium · second note beta"), r.stdout
     r = cli(root, "read", "--task", "implementation")
     assert r.returncode == 0 and "## Ledger directives" in r.stdout and "second note beta" in r.stdout
     r = cli(root, "export", "--path", "out.md")

@@ -35,3 +35,9 @@ def fence(text: str, *, info: str = "memory") -> str:
 def framed_block(title: str, text: str, *, info: str = "memory") -> str:
     """A titled, fenced block: `title` (outside, ours) then the memory text (inside, data)."""
     return f"{title}\n{fence(text, info=info)}"
+
+
+def as_data(text: str) -> str:
+    """Memory printed by a command an agent runs (`read`, `expand`, `recall`): the data notice,
+    then the text fenced, as the hooks hand it over."""
+    return f"{DATA_NOTICE}\n{fence(printable(text))}\n"  # terminal escapes as the CLI shows them: `\\x1b`

@@ -149,7 +149,9 @@ class LedgerNotes:
         done = self.ledger().forget(full, actor="human")
         marks = done.pop("marks")
         self.index()
-        rerender_mirrors(self, marks)
+        left = rerender_mirrors(self, marks)
+        if left:
+            done["warning"] = "; ".join([*left, done["warning"]])
         return NoteForgotten(**done)
 
     # ---- reading ------------------------------------------------------------------------------

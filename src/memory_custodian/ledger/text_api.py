@@ -396,13 +396,17 @@ def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
 
 def rerender_mirrors(notes, marks: list[bytes]) -> list[str]:
     """Re-export every mirror this tool wrote that still holds one of `marks` (a hard delete's
-    text); the paths re-rendered. A mirror moved or deleted by hand is not looked for."""
+    text, the configured mirror aside: the facade refreshes it); what could not be, as warnings."""
+    from ..errors import CustodianError
     from ..scrub import exported_paths, holds
 
-    known = {*exported_paths(fsutil.cache_dir(notes.memory_dir)), str(_export_target(notes, None))}
-    redone = []
+    known = {*exported_paths(fsutil.cache_dir(notes.memory_dir)), os.path.join(notes.memory_dir, DEFAULT_EXPORT)}
+    problems = []
     for path in sorted(known):
         if marks and holds(path, marks):
-            export(notes, path=path)
-            redone.append(path)
-    return redone
+            try:
+                export(notes, path=path)
+            except CustodianError as exc:
+                problems.append(f"a copy of the text remains in {path}, which could not be re-rendered "
+                                f"({exc.one_line()}) — delete it or run `export --path` to it")
+    return problems
