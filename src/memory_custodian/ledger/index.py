@@ -105,7 +105,7 @@ class Index:
                 if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
                     meta = dict(db.execute("SELECT key, value FROM meta"))
                 want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE, "fields": FIELD_SIGNATURE}
-                if meta and all(meta.get(k) == v for k, v in want.items()):
+                if meta and all(meta.get(k) == v for k, v in want.items()) and _tables_present(db):
                     break
                 if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                     db.close()
@@ -476,3 +476,12 @@ class Index:
         notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
         events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
         return {"notes": notes, "events": events, "path": self.path}
+
+
+def _tables_present(db) -> bool:
+    """Whether every table the schema creates is there: a table dropped by hand is a damaged cache."""
+    import re
+
+    wanted = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", SCHEMA))
+    have = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return wanted <= have
