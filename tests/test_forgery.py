@@ -95,3 +95,18 @@ def test_cli_output_shows_no_forged_note(project, command):
     result = run_cli(*args, cwd=root)
     assert result.returncode == 0, result.stderr
     _check(result.stdout, set(ids.values()))
+
+
+def test_the_claude_session_start_cap_counts_utf16_units(tmp_path, monkeypatch):
+    from memory_custodian.agents.hosts import claude
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    brief = tmp_path / "docs/memory/brief.md"
+    brief.write_text(brief.read_text(encoding="utf-8") + "".join(f"- point {i}: {'🚀🧪📦🔐' * 15}\n" for i in range(400)),
+                     encoding="utf-8")
+    cap = 3_000  # a pack of emoji past it in UTF-16 units, though not in code points
+    monkeypatch.setattr(claude.HOST, "start_max_chars", cap)
+    context = _hook(tmp_path, "SessionStart")
+    units = len(context.encode("utf-16-le")) // 2
+    assert len(context) < units <= cap, (len(context), units)

@@ -64,3 +64,10 @@ def shown(value: str, limit: int = SHOWN_MAX) -> str:
     if len(value) <= limit:
         return repr(value)
     return repr(value[:limit]) + f"… ({len(value)} characters)"
+
+
+def host_length(text: str, measure: str = "chars") -> int:
+    """`text`'s length in a host's unit: code points, or UTF-16 units (a character past U+FFFF is two)."""
+    if measure == "utf16":
+        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text)

@@ -58,7 +58,7 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
 
     with open_session(memory.memory_dir_str, hook.session_id) as state:
         if hook.action == "start":
-            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars)
+            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, spec.measure)
         elif hook.action == "prompt":
             context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars)
         elif hook.action == "file":
@@ -94,24 +94,31 @@ def _open_memory(project_root, memory_dir, cwd):
 
 # ---- session start: the context pack ---------------------------------------------------------
 
-def _on_start(memory, state, task: str, limit: int) -> str:
+def _on_start(memory, state, task: str, limit: int, measure: str = "chars") -> str:
     from .sessions import prune_sessions_now_and_then
 
     prune_sessions_now_and_then(memory.memory_dir_str)
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
-    return _pack_block(memory, state, task, limit)
+    return _pack_block(memory, state, task, limit, measure)
 
 
-def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS) -> str:
+def _pack_block(memory, state, task: str, limit: int = START_MAX_CHARS, measure: str = "chars") -> str:
     from ..curated.cutting import lines_part
+    from ..textsafe import host_length
 
     at = _now_iso()  # before reading: a note changed while we read counts as changed
     result = memory.read(task)
     tasks = _high_tasks(memory)
-    pack = result.cut_to(limit, frame=lambda body: _framed(task, body),
-                         extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
+    room = limit
+    while True:  # the cut counts code points; a host counting otherwise gets it cut again, shorter
+        pack = result.cut_to(room, frame=lambda body: _framed(task, body),
+                             extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
+        over = host_length(pack.text, measure) - limit
+        if over <= 0 or room <= 0:
+            break
+        room -= over
     kept = set(pack.note_ids)
     for note_id, full in _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]:
         if note_id in kept:

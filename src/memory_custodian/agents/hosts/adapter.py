@@ -58,16 +58,16 @@ class Host(Record):
         guesses (words of a shell command), so only files that exist count.
     empty_output: what to print when there is nothing to add.
     start_max_chars, max_context_chars: the most the session-start pack and a prompt or file hook
-        may send.
+        may send, in the host's unit: `measure` ("chars", code points, or "utf16", UTF-16 units).
     files: what `init --agent` writes, as (path from the project root, kind); kinds: "md" (the
         entry snippet), "hooks" and "server" (JSON entries, "hooks+server" both), "toml" (the MCP
         server as a TOML table). entry_advice: the snippet's first line of advice, for this host.
     """
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
-              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars")
+              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "measure")
     DEFAULTS = {"tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
-                "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS}
+                "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS, "measure": "chars"}
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""
