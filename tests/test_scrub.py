@@ -73,3 +73,14 @@ def test_an_interrupted_forget_is_finished_by_the_next_write(memory):
     memory.remember("the next write")
     assert _everywhere(memory.root) == []
     assert not os.path.exists(ledger._pending_path())
+
+
+def test_doctor_says_who_forgot_a_note_whose_text_a_merge_brought_back(memory):
+    note = memory.remember("a human rule that matters", kind="directive")
+    shard = next((memory.memory_dir / "ledger").glob("*.jsonl"))
+    create = shard.read_text(encoding="utf-8").splitlines()[0]
+    memory.forget_note(note.id)
+    shard.write_text(create + "\n" + shard.read_text(encoding="utf-8"), encoding="utf-8")  # an older branch merged
+    [problem] = [p for p in memory.doctor().problems if p["code"] == "forgotten-leftovers"]
+    assert f"note #{note.id} was forgotten by human on " in problem["message"]
+    assert f"(forget line ledger/{shard.name}:2)" in problem["message"]

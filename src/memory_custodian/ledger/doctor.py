@@ -57,10 +57,22 @@ def _check(ledger: Ledger):
     for note_id, evs in sorted(extra.items()):
         problems.append(Problem(
             "forgotten-leftovers",
-            f"forgotten note #{note_id} still has {len(evs)} event(s) with its text on disk (a merge from an older "
-            "branch, or an interrupted forget) — `doctor --repair` strips them",
+            f"note #{note_id} was {forget_attribution(events, locations, note_id)}, and {len(evs)} event(s) with its "
+            "text are still on disk (a merge from an older branch, or an interrupted forget) — check that forget "
+            "was meant (`git log -S` on its line), then `doctor --repair` strips them",
             where=locations.get(evs[0]["id"]), note=note_id, event=evs[0]["id"]))
     return events, notes, problems, extra, copies
+
+
+def forget_attribution(events, locations, note_id: str) -> str:
+    """Who forgot `note_id`, when, and where the forget line is: what a reviewer checks."""
+    forgets = sorted((ev for ev in events if ev["note"] == note_id and ev["op"] == "forget"),
+                     key=lambda ev: (ev["at"], ev["id"]))
+    if not forgets:
+        return "forgotten by no forget line on disk"
+    ev = forgets[0]
+    where = locations.get(ev["id"])
+    return f"forgotten by {ev['actor']} on {ev['at'][:10]} (forget line {where or 'unknown'})"
 
 
 def _backup(ledger: Ledger, path: str, data: bytes, stamp: str) -> str:
