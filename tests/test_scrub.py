@@ -84,3 +84,11 @@ def test_doctor_says_who_forgot_a_note_whose_text_a_merge_brought_back(memory):
     [problem] = [p for p in memory.doctor().problems if p["code"] == "forgotten-leftovers"]
     assert f"note #{note.id} was forgotten by human on " in problem["message"]
     assert f"(forget line ledger/{shard.name}:2)" in problem["message"]
+
+
+def test_doctor_reports_and_removes_a_dead_writers_temp_file(memory):
+    dead = memory.memory_dir / f".decisions.md.tmp-{_dead_pid()}-7"
+    dead.write_text(PHRASE, encoding="utf-8")
+    report = memory.doctor()
+    assert any(w.startswith(".decisions.md.tmp-") and "writer that died" in w for w in report.warnings), report.warnings
+    assert not dead.exists()
