@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from torture_common import PY, RECOVERABLE, SRC, cli, curated_text, make_project, replay_state, unparseable_files  # noqa: E402,F401
 from torture_disk import run_fsize, run_mounts, run_readonly_chmod, disk_ok  # noqa: E402,F401
 from torture_load import compare_index, run_concurrency, run_threads  # noqa: E402,F401
+from torture_scrub import plant, scrub_check, scrub_ok  # noqa: E402
 
 # ---- 1. crash: SIGKILL writers at random moments -----------------------------------------------
 
@@ -237,17 +238,22 @@ class Crash:
 def run_crash(tmp: Path, iterations: int, rng: random.Random) -> dict:
     root = tmp / "crash"
     make_project(root, export=False)
+    target = plant(root)
     crash = Crash(root, rng)
+    crash.acked_notes.add(target)
+    crash.maybe_forgotten.add(target)  # forgotten below, by the scrub check
     started = time.monotonic()
     for _ in range(iterations):
         crash.one()
     verified = crash.verify()
+    scrub = scrub_check(root, target)
     acked = crash.stats["acknowledged"]
     return {**crash.stats, "checked_writes": verified["present"] + len(verified["lost"]),
             "present": verified["present"], "lost": len(verified["lost"]), "lost_detail": verified["lost"][:10],
             "torn_tails_moved_aside": verified["torn_tails_moved_aside"],
             "doctor_repair": verified["doctor_repair"], "doctor_ok_after_repair": verified["doctor_ok_after_repair"],
-            "acknowledged": acked, "failures": crash.failures, "seconds": round(time.monotonic() - started, 1)}
+            "acknowledged": acked, "failures": crash.failures, "seconds": round(time.monotonic() - started, 1),
+            "scrub": scrub}
 
 
 # ---- report ---------------------------------------------------------------------------------------
@@ -294,6 +300,7 @@ def verdict(report: dict) -> bool:
     c = report.get("crash")
     if c:
         ok &= c["lost"] == 0 and c["unparseable"] == 0 and not c["failures"] and c["doctor_ok_after_repair"]
+        ok &= scrub_ok(c["scrub"])
     k = report.get("concurrency")
     if k:
         ok &= k["lost"] == 0 and k["duplicated"] == 0 and k["half_written_seen"] == 0 and k["unexpected_count"] == 0
@@ -320,6 +327,12 @@ def print_table(report: dict) -> None:
               f"{c['torn_tails_moved_aside']} | {rep.get('removed_lines', 0)} lines, {rep.get('trimmed_tails', 0)} tails | "
               f"{c['seconds']} |")
         for f in c["failures"][:5] + c["lost_detail"][:5]:
+            print(f"  ! {f}")
+        sc = c["scrub"]
+        print(f"\nthen a hard forget (ledger and curated) of text in {sc['copies_before']} files, and one write: "
+              f"files still holding the text "
+              f"{len(sc['leaks'])}, temp files left {len(sc['temp_files'])}, doctor exit {sc['doctor_exit']}")
+        for f in sc["leaks"][:10] + sc["temp_files"][:10] + ([sc["forget_stderr"]] if not scrub_ok(sc) else []):
             print(f"  ! {f}")
     k = report.get("concurrency")
     if k:

@@ -130,3 +130,14 @@ def _not_inside_an_agent_host(monkeypatch):
     for names in AGENT_ENV.values():
         for name in names:
             monkeypatch.delenv(name, raising=False)
+
+
+def unfenced(stdout: str) -> str:
+    """The memory text of `read`/`recall`/`expand` output, without the data notice and the fence."""
+    from memory_custodian.agents.fence import DATA_NOTICE
+
+    head, _, rest = stdout.partition("\n")
+    assert head == DATA_NOTICE, stdout[:200]
+    opening, _, rest = rest.partition("\n")
+    assert opening.startswith("```") and rest.endswith(opening.split("memory")[0] + "\n"), stdout[-200:]
+    return rest[: -len(opening.split("memory")[0]) - 1]

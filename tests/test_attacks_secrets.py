@@ -219,7 +219,7 @@ def test_cli_refuses_without_echoing(tmp_path):
     token = text.split()[-1] if " " in text else text
     for args in (["remember", text], ["add", text, "--type", "constraint"], ["remember", "-"]):
         r = run_cli(*args, cwd=tmp_path, input=text if args[-1] == "-" else None)
-        assert r.returncode == 1, r.stderr
+        assert r.returncode == 2, r.stderr
         assert r.stderr.startswith("error:") and len(r.stderr.strip().splitlines()) == 1
         assert token not in r.stderr and token not in r.stdout
     blob = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())

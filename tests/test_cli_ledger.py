@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import run_cli, run_cli_process
+from conftest import run_cli, run_cli_process, unfenced
 
 LEDGER_COMMANDS = ("remember", "supersede", "revoke", "flag-stale", "reinstate", "promote", "expire", "recall",
                    "expand", "history", "reindex", "doctor")
@@ -32,8 +32,9 @@ def test_remember_recall_expand_history(project):
     r = cli(project, "recall", "daemon")
     date = r.stdout[-60:]
     lines = r.stdout.splitlines()
-    assert lines[0].startswith(f"[#{note_id}] gotcha/high · workspace lock released before daemon restart · 20")
-    assert lines[-1] == "0 more matched below the cutoff; 0 excluded"
+    assert lines[0].startswith("quoted project memory") and lines[1] == "```memory" and lines[-1] == "```"
+    assert lines[2].startswith(f"[#{note_id}] gotcha/high · workspace lock released before daemon restart · 20")
+    assert lines[-2] == "0 more matched below the cutoff; 0 excluded"
     del date
     r = cli(project, "recall", "daemon", "--format", "json")
     doc = json.loads(r.stdout)
@@ -41,10 +42,10 @@ def test_remember_recall_expand_history(project):
     r = cli(project, "revoke", note_id[:5], "--reason", "the daemon changed")
     assert r.returncode == 0 and r.stdout == f"#{note_id} revoked\n"
     r = cli(project, "recall", "daemon")
-    assert r.stdout.splitlines() == ["(no notes matched)",
+    assert unfenced(r.stdout).splitlines() == ["(no notes matched)",
                                      "0 more matched below the cutoff; 1 excluded (1 revoked) — --all to include"]
     r = cli(project, "expand", note_id)
-    assert r.stdout.splitlines()[1].startswith("WARNING: revoked")
+    assert unfenced(r.stdout).splitlines()[1].startswith("WARNING: revoked")
     r = cli(project, "history", note_id)
     assert [line.split()[1] for line in r.stdout.splitlines()] == ["create", "revoke"]
 
@@ -59,7 +60,7 @@ def test_exit_codes(project):
     r = cli(project, "promote", note_id, "--to", "human", "--actor", "agent")
     assert r.returncode == 1
     r = cli(project, "remember", "key AKIAIOSFODNN7EXAMPLE")
-    assert r.returncode == 1 and "AKIA" not in r.stderr
+    assert r.returncode == 2 and "AKIA" not in r.stderr
 
 
 def test_doctor_reports_and_repairs_torn_tail(project):

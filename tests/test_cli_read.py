@@ -24,7 +24,9 @@ def project(tmp_path):
 def test_read_prints_the_pack(project):
     proc = run_cli("read", "--task", "planning", cwd=project / "docs")  # root found from a sub-folder
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("# Memory context pack\nTask: planning\n\n## brief.md\n\n# Project Brief")
+    # fenced as data, as the hooks hand memory to an agent
+    assert proc.stdout.startswith("quoted project memory from docs/memory (data recorded earlier")
+    assert "\n```memory\n# Memory context pack\nTask: planning\n\n## brief.md\n\n# Project Brief" in proc.stdout
     assert "## decisions.md" in proc.stdout and "## inbox.md" not in proc.stdout
     assert proc.stderr == ""
 

@@ -64,7 +64,7 @@ def test_add_prints_plan_and_budget_and_json(tmp_path):
     (["add", "x", "--type", "rule", "--name", "../x"], 2, "invalid rule name"),
     (["add", "x", "--type", "rule", "--name", "/abs"], 2, "invalid rule name"),
     (["add", "x", "--type", "rule", "--name", ""], 2, "--name is required"),
-    (["add", "mongodb://admin:Sup3rS3cret9@db.example.com/app", "--type", "constraint"], 1,
+    (["add", "mongodb://admin:Sup3rS3cret9@db.example.com/app", "--type", "constraint"], 2,
      "contains what looks like a connection string with a password at line 1"),
     (["add", " ".join(["long"] * 125), "--type", "decision"], 1, "120-token entry budget"),
     (["forget", "sqlite", "--plan", "abc"], 2, "--plan is used with --apply"),
@@ -90,7 +90,7 @@ def test_secret_refusal_never_echoes_the_secret(tmp_path):
     root = project(tmp_path)
     key = "sk-ant-" + "api03-" + "Zx9" * 30
     result = cli(root, "add", f"Use {key} for tests", "--type", "constraint")
-    assert result.returncode == 1 and "Anthropic API key" in result.stderr
+    assert result.returncode == 2 and "Anthropic API key" in result.stderr
     assert key not in result.stdout + result.stderr
 
 

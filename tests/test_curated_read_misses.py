@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, unfenced
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_custodian import Memory
@@ -189,7 +189,7 @@ def test_omitted_entries_with_the_same_heading_keep_their_own_lines(project):
         encoding="utf-8")
     edit_manifest(project, "- do-not-use.md: 400 tokens max\n", "- do-not-use.md: 30 tokens max\n")
     proc = read(project, "--task", "planning", "--explain")
-    assert proc.stdout.endswith("Omitted by budget:\n- do-not-use.md:6: Tombstone: pickle (omitted-by-budget)\n"
+    assert unfenced(proc.stdout).endswith("Omitted by budget:\n- do-not-use.md:6: Tombstone: pickle (omitted-by-budget)\n"
                                 "- do-not-use.md:9: Tombstone: pickle (omitted-by-budget)\n")
     data = json.loads(read(project, "--task", "planning", "--format", "json").stdout)
     assert next(m for m in data["modules"] if m["module"] == "do-not-use.md")["omitted_lines"] == [6, 9]

@@ -39,6 +39,12 @@ def test_crash_loses_nothing_acknowledged(report):
     assert c["doctor_ok_after_repair"]
 
 
+def test_a_hard_forget_after_the_kills_leaves_the_text_nowhere(report):
+    scrub = report["crash"]["scrub"]
+    assert scrub["copies_before"] > 0
+    assert torture.scrub_ok(scrub), scrub
+
+
 def test_concurrent_writers_lose_and_duplicate_nothing(report):
     k = report["concurrency"]
     assert k["acknowledged"] > 0

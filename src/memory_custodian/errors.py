@@ -98,6 +98,12 @@ class Refused(CustodianError):
     exit_code = 1
 
 
+class SecretFound(Refused):
+    """Refused because the input holds what looks like a credential: bad input, so exit 2."""
+
+    exit_code = 2
+
+
 class Conflict(Refused):
     """Refused because something changed underneath (a stale plan, an edit conflict) (exit 1)."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 # the low-level module: `threading` costs every hook process ~0.8 ms, and only these two are needed
 from _thread import _local, get_ident
@@ -106,6 +107,52 @@ def disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianErro
     return Refused(f"write failed ({exc.strerror}); nothing was changed", path=str(path))
 
 
+# `.NAME.tmp-PID-TID`: the writer's process id tells the next writer whether its owner is gone.
+TEMP_RE = re.compile(r"^\..+\.tmp-(\d+)-(\d+)$")
+_TEMP_STEM_MAX = 160  # bytes of NAME kept: the temp name stays under the file system's 255
+
+
+def temp_name(name: str) -> str:
+    stem = name.encode("utf-8", "surrogateescape")[:_TEMP_STEM_MAX].decode("utf-8", "ignore")
+    return f".{stem}.tmp-{os.getpid()}-{get_ident()}"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # our own temp file is in use by this very write (or another thread's)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
+
+
+def temp_files(memory_dir: str, *, dead_only: bool = True) -> list[str]:
+    """Temp files of atomic writes under `memory_dir` (those of gone writers with `dead_only`)."""
+    found = []
+    for folder, dirs, files in os.walk(memory_dir):
+        dirs.sort()
+        for name in sorted(files):
+            m = TEMP_RE.match(name)
+            if m and (not dead_only or not _alive(int(m.group(1)))):
+                found.append(os.path.join(folder, name))
+    return found
+
+
+def sweep_temp_files(memory_dir: str) -> list[str]:
+    """Remove the temp files of writers that are gone; call under the project lock."""
+    removed = []
+    for path in temp_files(memory_dir):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            continue
+        removed.append(path)
+    return removed
+
+
 def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given).
     `durable=False` skips the fsyncs: for caches that are rebuilt when a crash leaves them damaged."""
@@ -113,7 +160,7 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory, name = os.path.split(path)
     directory = directory or "."
-    tmp = os.path.join(directory, f".{name}.tmp-{os.getpid()}-{get_ident()}")
+    tmp = os.path.join(directory, temp_name(name))
     try:
         os.makedirs(directory, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:  # a file stands where a folder must be
@@ -216,6 +263,8 @@ def project_lock(memory_dir, *, create: bool = True):
     try:
         locking.acquire(fd)
         counts[key] = 1
+        # under the lock no other writer is between its temp file and its rename
+        sweep_temp_files(os.fspath(memory_dir))
         try:
             yield
         finally:

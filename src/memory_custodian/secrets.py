@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import Refused
+from .errors import SecretFound
 from .records import Record
 
 
@@ -24,7 +24,7 @@ class SecretFinding(Record):
 
 
 # The patterns are compiled on first use, and each only for a text holding a literal that every
-# match of it must contain (`_TRIGGERS`): compiling them all cost every fresh `remember` and every
+# match of it must contain (`secret_rules.RULES`): compiling them all cost every fresh `remember` and every
 # prompt hook more than the rest of the detector, and most texts trigger none.
 _COMPILED: dict[str, re.Pattern] = {}
 
@@ -46,80 +46,70 @@ _PLACEHOLDER_SRC = r"""^(?:
     )$"""
 
 # The value after `password=` counts as literal when it is quoted, or when it is a bare word
-# that is not code (a call, an attribute, a subscript, a variable reference).
+# that is not code (a call, an attribute, a subscript, a variable reference). `[ \t]*`, never
+# `\s*`: an empty `KEY=` in a `.env.example` must not take the next line as its value.
 _ASSIGN_SRC = r"""(?ix)
     (?<![A-Za-z0-9])
-    (?P<key>[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|
-        auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret))
-    ["']?\s*(?::(?!=)|=(?!=)|:=)\s*
+    (?P<key>[A-Za-z0-9_.-]*?(?:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|api[_-]?key|
+        access[_-]?key|private[_-]?key|encryption[_-]?key|signing[_-]?key|master[_-]?key|client[_-]?secret)
+        (?:[_-]?key)?)
+    ["']?[ \t]*(?::(?!=)|=(?!=)|:=)[ \t]*
     (?:
         (?P<q>["'])(?P<qval>[^"'\n]*)(?P=q)
       | (?P<bare>[^\s"'`,;)\]}]+)
     )
     """
 
+# An environment assignment (`NAME=value`) of any name, caught by its value's
+# entropy: above any hex digest (at most 4 bits a character), below random base64.
+_ENV_SRC = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*=(?P<value>[^\s\"'#]{20,})"
+_ENV_ENTROPY = 4.2
+
 _CONN_SRC = r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?P<user>[^\s:/@'\"]*):(?P<pw>[^\s@/'\"]+)@[^\s'\"]+"
 
-# (kind, pattern) — the order matters only where one kind is a prefix of another
-# (Anthropic keys start like OpenAI's), so the more specific pattern comes first.
-_PATTERNS: list[tuple[str, str]] = [
-    ("private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ("AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
-    ("AWS secret access key",
-     r"(?i)\baws_?secret_?(?:access_?)?key\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
-    ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-    ("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|agent)-[A-Za-z0-9_-]{20,}"),
-    ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("Slack webhook URL", r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+"),
-    # pk_ keys are publishable by design; only secret (sk_) and restricted (rk_) keys are credentials
-    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    # legacy keys are one unbroken alphanumeric run, so hyphenated prose such as
-    # `sk-learn-compatible-estimators` never matches; project keys carry their prefix
-    ("OpenAI API key",
-     r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))"),
-    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    ("Google OAuth token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
-    ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_-]{20,}"),
-    ("JWT", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-]
 
-# For each kind, literals of which every match contains at least one, matched case-sensitively
-# (a case-insensitive pattern gets only a literal it spells without letters: `:` or `=`).
-_TRIGGERS: dict[str, tuple[str, ...]] = {
-    "private key block": ("-----BEGIN ",),
-    "AWS access key": ("AKIA", "ASIA", "ABIA", "ACCA", "AROA", "AIDA"),
-    "AWS secret access key": (":", "="),
-    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "GitLab token": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "gloas-", "glagent-"),
-    "Slack token": ("xox",),
-    "Slack webhook URL": ("https://hooks.slack.com/services/T",),
-    "Stripe key": ("k_live_", "k_test_"),
-    "Anthropic API key": ("sk-ant-",),
-    "OpenAI API key": ("sk-",),
-    "Google API key": ("AIza",),
-    "Google OAuth token": ("ya29.",),
-    "Google OAuth client secret": ("GOCSPX-",),
-    "JWT": ("eyJ",),
-}
+# Kinds found by their context rather than their shape; a shaped kind inside one names the finding.
+GENERIC_KINDS = frozenset({"password assignment", "secret assignment", "high-entropy environment value",
+                           "connection string with a password", "Basic auth header", "Bearer token",
+                           "password on a curl command line", "password on a mysql command line"})
 
 
-def _literal_value(value: str, quoted: bool) -> bool:
+def _rules() -> list:
+    # the rule table is data of its own module, read only when a text is scanned
+    from .secret_rules import RULES
+
+    return RULES
+
+
+def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
+    """Whether `value` is a literal secret rather than a placeholder or code; `env` for `NAME=value`,
+    whose bare value is a literal unless it references something."""
     value = value.strip()
     if len(value) < 4 or _compiled(_PLACEHOLDER_SRC, re.X).match(value):
         return False
     if quoted:
         return True
-    # A bare word is code when it calls, indexes, dereferences or names a variable/env reference.
-    if any(ch in value for ch in "()[]{}$%<>"):
+    # A bare word is code when it calls, indexes, dereferences or names a variable/env reference,
+    # or a YAML tag, anchor, alias or block marker.
+    if any(ch in value for ch in "()[]{}$%<>") or value[0] in "!&*|":
         return False
+    if env:
+        return True
     if "." in value and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", value):
         return False  # settings.password, os.environ.get
-    if re.fullmatch(r"[A-Za-z_]+", value):
-        return False  # a bare identifier such as `password = user_password`
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) and not re.search(r"\d", value):
-        return False
+        return False  # a bare identifier such as `password = user_password`
     return True
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of `value`, in bits a character."""
+    import math
+
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) if value else 0.0
 
 
 def _line_col(text: str, offset: int, line_starts: list[int]) -> tuple[int, int]:
@@ -129,27 +119,45 @@ def _line_col(text: str, offset: int, line_starts: list[int]) -> tuple[int, int]
     return index + 1, offset - line_starts[index] + 1
 
 
+def _assignment_spans(text: str) -> list[tuple[int, int, str]]:
+    spans = []
+    pattern, pos = _compiled(_ASSIGN_SRC), 0
+    # a rejected value may itself be the next key (`TOKEN=password = "…"`): search on after the key
+    while (m := pattern.search(text, pos)) is not None:
+        pos = m.end("key")
+        quoted = m.group("q") is not None
+        value = m.group("qval") if quoted else m.group("bare")
+        # `NAME=value` with an upper-case name is an environment assignment, whose value is never code
+        env = m.group("key").isupper() and text.startswith("=", m.end("key"))
+        if _literal_value(value or "", quoted, env):
+            kind = "password assignment" if "pass" in m.group("key").lower() else "secret assignment"
+            spans.append((m.start(), m.end(), kind))
+            pos = m.end()
+    starts = {start for start, _end, _kind in spans}
+    for m in _compiled(_ENV_SRC).finditer(text):
+        value = m.group("value")
+        if m.start() not in starts and entropy(value) >= _ENV_ENTROPY and re.search(r"\d", value) \
+                and re.search(r"[A-Za-z]", value):
+            spans.append((m.start(), m.end(), "high-entropy environment value"))
+    return spans
+
+
 def scan(text: str) -> list[SecretFinding]:
     """Every credential-looking span in `text`, sorted by place; never the secret itself."""
     if not text:
         return []
     spans: list[tuple[int, int, str]] = []
-    for kind, source in _PATTERNS:
-        if any(t in text for t in _TRIGGERS[kind]):
+    for kind, source, triggers in _rules():
+        if any(t in text for t in triggers):
             for m in _compiled(source).finditer(text):
-                spans.append((m.start(), m.end(), kind))
-    conn = _compiled(_CONN_SRC).finditer(text) if "://" in text else ()
-    for m in conn:
+                value = m.groupdict().get("value")
+                if value is None or _literal_value(value, quoted=True):
+                    spans.append((m.start(), m.end(), kind))
+    for m in (_compiled(_CONN_SRC).finditer(text) if "://" in text else ()):
         if _literal_value(m.group("pw"), quoted=True):
             spans.append((m.start(), m.end(), "connection string with a password"))
-    assign = _compiled(_ASSIGN_SRC).finditer(text) if (":" in text or "=" in text) else ()
-    for m in assign:
-        quoted = m.group("q") is not None
-        value = m.group("qval") if quoted else m.group("bare")
-        if _literal_value(value or "", quoted):
-            key = m.group("key").lower()
-            kind = "password assignment" if "pass" in key else "secret assignment"
-            spans.append((m.start(), m.end(), kind))
+    if "=" in text or ":" in text:
+        spans.extend(_assignment_spans(text))
     if not spans:
         return []
     # One finding per place: a token that matches two patterns (a JWT inside `token=`) is one secret.
@@ -157,6 +165,9 @@ def scan(text: str) -> list[SecretFinding]:
     kept: list[tuple[int, int, str]] = []
     for start, end, kind in spans:
         if kept and start < kept[-1][1]:
+            # a named kind inside a generic one (a GitHub token after `Bearer `) is reported by name
+            if kept[-1][2] in GENERIC_KINDS and kind not in GENERIC_KINDS:
+                kept[-1] = (start, end, kind)
             continue
         kept.append((start, end, kind))
     line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
@@ -167,13 +178,24 @@ def scan(text: str) -> list[SecretFinding]:
     return findings
 
 
+def redact(text: str) -> str:
+    """`text` with every line holding a secret replaced by `[redacted: KIND]`."""
+    findings = scan(text)
+    if not findings:
+        return text
+    lines = text.split("\n")
+    for f in findings:
+        lines[f.line - 1] = f"[redacted: {f.kind}]"
+    return "\n".join(lines)
+
+
 def refuse_secrets(text: str, where: str) -> None:
     """Raise `Refused` naming the first secret's kind and line in `where`; never echo it."""
     findings = scan(text)
     if findings:
         first = findings[0]
         more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
-        raise Refused(
+        raise SecretFound(
             f"{where} contains what looks like a{'n' if first.kind[0] in 'AEIOU' else ''} {first.kind} "
             f"at line {first.line}{more} — remove it; secrets must not be stored in memory"
         )

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 
-_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+# the bidi overrides and isolates, the marks that reorder as invisibly (LRM, RLM, ALM), and the
+# line and paragraph separators that end a line for a reader while `\n` counts none
+_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029]
 _CONTROLS = [c for c in range(0x20) if c not in (0x0A, 0x09)] + list(range(0x7F, 0xA0))
 
 _TEXT_TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS}
@@ -51,3 +53,21 @@ def json_text(obj) -> str:
     import json
 
     return json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))
+
+
+SHOWN_MAX = 40
+
+
+def shown(value: str, limit: int = SHOWN_MAX) -> str:
+    """`value` quoted for an error message, at most `limit` characters of it: an error never
+    echoes unbounded input back to its caller."""
+    if len(value) <= limit:
+        return repr(value)
+    return repr(value[:limit]) + f"… ({len(value)} characters)"
+
+
+def host_length(text: str, measure: str = "chars") -> int:
+    """`text`'s length in a host's unit: code points, or UTF-16 units (a character past U+FFFF is two)."""
+    if measure == "utf16":
+        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text)

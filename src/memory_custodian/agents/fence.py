@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..textsafe import printable
+
 _BACKTICK_RUN = re.compile(r"`+")
 # Control characters (a shard can be edited by hand) are shown, never passed on: an escape
 # sequence must not reach a terminal that displays the transcript.
@@ -23,7 +25,7 @@ DATA_NOTICE = (
 
 def fence(text: str, *, info: str = "memory") -> str:
     """`text` inside a backtick fence longer than any backtick run it contains (at least 3)."""
-    text = text.translate(_CONTROL)
+    text = printable(text.translate(_CONTROL))  # bidi controls and line separators as well
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
@@ -33,3 +35,9 @@ def fence(text: str, *, info: str = "memory") -> str:
 def framed_block(title: str, text: str, *, info: str = "memory") -> str:
     """A titled, fenced block: `title` (outside, ours) then the memory text (inside, data)."""
     return f"{title}\n{fence(text, info=info)}"
+
+
+def as_data(text: str) -> str:
+    """Memory printed by a command an agent runs (`read`, `expand`, `recall`): the data notice,
+    then the text fenced, as the hooks hand it over."""
+    return f"{DATA_NOTICE}\n{fence(printable(text))}\n"  # terminal escapes as the CLI shows them: `\\x1b`

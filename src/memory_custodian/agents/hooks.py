@@ -60,7 +60,7 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
     with _session(memory, hook.session_id, problems) as state:
         before = dict(state.data.get("injected") or {})
         if hook.action == "start":
-            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems)
+            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems, spec.measure)
         elif hook.action == "prompt":
             context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars,
                                  problems)
@@ -162,7 +162,7 @@ def _open_memory(project_root, memory_dir, cwd):
 
 # ---- session start: the context pack ---------------------------------------------------------
 
-def _on_start(memory, state, task: str, limit: int, problems: list) -> str:
+def _on_start(memory, state, task: str, limit: int, problems: list, measure: str = "chars") -> str:
     from .sessions import prune_sessions_now_and_then
 
     if state.path is not None:
@@ -170,12 +170,12 @@ def _on_start(memory, state, task: str, limit: int, problems: list) -> str:
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
-    return _pack_block(memory, state, task, problems, limit)
+    return _pack_block(memory, state, task, problems, limit, measure)
 
 
-def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS) -> str:
+def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars") -> str:
     from ..curated.cutting import lines_part
-
+    from ..textsafe import host_length
     from .cold_index import cold, start_building
 
     at = _now_iso()  # before reading: a note changed while we read counts as changed
@@ -187,12 +187,18 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
     if not result.modules and not result.sections:
         return ""  # nothing could load: the problem line says why
-    ledger_broken = any(p.startswith("ledger notes:") for p in result.problems)
+    ledger_broken = any(p.startswith(("ledger notes:", "ledger index:")) for p in result.problems)
     tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _open_tasks, memory) or [])
     if problems:  # room for the problem line, which goes first
-        limit -= len(problem_line(problems, memory.root_str)) + 2
-    pack = result.cut_to(limit, frame=lambda body: _framed(task, body, result.tokens),
-                         extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
+        limit -= host_length(problem_line(problems, memory.root_str), measure) + 2
+    room = limit
+    while True:  # the cut counts code points; a host counting otherwise gets it cut again, shorter
+        pack = result.cut_to(room, frame=lambda body: _framed(task, body, result.tokens),
+                             extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
+        over = host_length(pack.text, measure) - limit
+        if over <= 0 or room <= 0:
+            break
+        room -= over
     kept = set(pack.note_ids)
     for note_id, full in _shown(result) + [(note_id, False) for _, note_id in tasks if note_id]:
         if note_id in kept:

@@ -5,7 +5,7 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
-from ..ledger.frames import index_line, provenance_frame, quote_line
+from ..ledger.frames import index_line, provenance_frame, quote_line, safe_body
 
 # A prompt hook line must earn its place: its score is at least this share of the best one's,
 # and it shares enough of the prompt's words.
@@ -87,7 +87,7 @@ def note_text(note) -> str:
         lines.append("paths: " + ", ".join(note.paths))
     if note.quote:
         lines.append(quote_line(note))
-    lines.append(note.body.strip())
+    lines.append(safe_body(note.body.strip()))
     return "\n".join(lines)
 
 

@@ -115,14 +115,12 @@ class SessionState:
     def keep_message(self, text: str, now: float | None = None) -> None:
         if not text.strip():
             return
-        from ..secrets import scan
+        from ..secrets import redact
 
-        if scan(text):
-            # Never a credential on disk: a message holding one cannot be quoted, and the previous
-            # message is no longer the user's last word either.
-            self.data["last_message"] = None
-            return
-        self.data["last_message"] = {"text": text[:MAX_MESSAGE_CHARS], "at": time.time() if now is None else now}
+        # Never a credential on disk: a line holding one is kept as `[redacted: KIND]`, so it can
+        # never be quoted, while the rest of the message still can.
+        kept = redact(text)[:MAX_MESSAGE_CHARS]
+        self.data["last_message"] = {"text": kept, "at": time.time() if now is None else now}
 
 
 def _load(path) -> dict:

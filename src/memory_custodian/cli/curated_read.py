@@ -63,7 +63,9 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
         text = result.rendered
         if explain:
             text += "\n" + result.explain_text()
-        echo(printable(text), nl=False)  # curated files are edited by hand and merged from pull requests
+        from ..agents.fence import as_data
+
+        echo(as_data(text), nl=False)  # files edited by hand and merged from pull requests: fenced as data
         for message in result.warnings:
             if not message.startswith("required memory file"):
                 sys.stderr.write(printable(f"warning: {message}\n"))

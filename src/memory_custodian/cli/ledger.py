@@ -79,7 +79,13 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
     if fmt == "json":
         emit_json(result.to_dict())
     else:
-        echo(printable(result.render_text()), nl=False)  # note text from disk: no raw escapes
+        echo(as_data(result.render_text()), nl=False)  # note text from disk, fenced as data
+
+
+def as_data(text: str) -> str:
+    from ..agents.fence import as_data as fenced
+
+    return fenced(text)
 
 
 def _log_use(memory, kind: str, ids: list[str]) -> None:
@@ -97,7 +103,7 @@ def expand(ids, fmt, project_root, memory_dir):
     if fmt == "json":
         emit_json({"notes": items})
     else:
-        echo(printable("\n".join(item["text"] for item in items)), nl=False)
+        echo(as_data("\n".join(item["text"] for item in items)), nl=False)
 
 
 def history(note_id, fmt, project_root, memory_dir):

@@ -6,6 +6,7 @@ Never overwrites a file that exists; run twice, the second run writes nothing.
 from __future__ import annotations
 
 from ..errors import InvalidInput
+from ..secrets import refuse_secrets
 from . import globs, index_edit
 from .entries import module_template, prepend_dated_item, safe_name
 from .manifest import parse_manifest
@@ -62,6 +63,8 @@ class EnableResult(PlanResult):
 def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel: str) -> Plan:
     kind, key = parse_module(module)
     paths = tuple(dict.fromkeys(globs.validate_glob(p.strip()) for p in paths or ()))
+    for path in paths:  # a path glob is written into manifest.md, so it is a door like any text
+        refuse_secrets(path, "the path")
     if paths and kind != "areas":
         raise InvalidInput("{field} applies to areas only, such as: enable areas/store {field} 'src/store/**'",
                            field="paths")

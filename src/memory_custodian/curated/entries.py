@@ -42,15 +42,26 @@ def today() -> str:
     return datetime.now(timezone.utc).date().isoformat()
 
 
+# A name becomes a file name (plus `.md` and a temp file's prefix and suffix), which most file
+# systems cap at 255 bytes; the name is ASCII, so its characters are its bytes.
+NAME_MAX = 100
+
+
 def safe_name(name: str | None, what: str) -> str:
-    """A rule/profile/area name: one path segment, no `..`, no extension games."""
+    """A rule/profile/area name: one path segment, no `..`, no extension games, no secret."""
+    from ..textsafe import shown
+    from ..secrets import refuse_secrets
+
     raw = (name or "").strip()
     if raw.endswith(".md"):
         raw = raw[:-3]
     if not raw or not SAFE_NAME_RE.match(raw) or ".." in raw:  # the pattern already allows no `/`
         raise InvalidInput(
-            f"invalid {what} name {name!r}: use letters, digits, '.', '_' and '-' only, such as output or code-style"
+            f"invalid {what} name {shown(name or '')}: use letters, digits, '.', '_' and '-' only, such as output or code-style"
         )
+    if len(raw) > NAME_MAX:
+        raise InvalidInput(f"the {what} name is {len(raw)} characters; at most {NAME_MAX} — give a shorter name")
+    refuse_secrets(raw, f"the {what} name")
     return raw
 
 

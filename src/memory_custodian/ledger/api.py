@@ -75,16 +75,18 @@ class LedgerNotes:
         from ..secrets import refuse_secrets
         from .fold import apply
         from .ids import new_note_id
-        from .inputs import (clean_expires, clean_paths, clean_tags, clean_text, clean_title, kind_priority,
-                             provenance_for, scope_fields)
+        from .inputs import (QUOTE_MAX, bounded, clean_expires, clean_paths, clean_tags, clean_text, clean_title,
+                             kind_priority, provenance_for, scope_fields)
 
         text = clean_text(text)
         kind, priority = kind_priority(kind, priority)
         title = clean_title(title, text)
-        tags, paths = clean_tags(tags), clean_paths(paths)
-        quote = quote.strip() if isinstance(quote, str) and quote.strip() else None
+        paths = clean_paths(paths)
+        quote = bounded(quote.strip(), QUOTE_MAX, "{field}", "quote") if isinstance(quote, str) and quote.strip() else None
         prov = provenance_for(actor, provenance, quote)
-        refuse_secrets("\n".join([title, text, quote or "", *tags, *paths]), "the note")
+        # the tags as given too: a tag is stored lower-cased, and many credentials are case-sensitive
+        refuse_secrets("\n".join([title, text, quote or "", *map(str, tags or ()), *paths]), "the note")
+        tags = clean_tags(tags)
         ev = {"op": "create", "note": new_note_id(), "actor": actor, "kind": kind, "priority": priority,
               "title": title, "body": text, "tags": tags, "paths": paths, "provenance": prov, "quote": quote,
               "expires": clean_expires(expires), **scope_fields(scope, self.root)}
@@ -138,10 +140,19 @@ class LedgerNotes:
         """The one hard delete: the note's text leaves every shard; a content-free `forget` stays."""
         from .results import NoteForgotten
 
+        from .text_api import rerender_mirrors
+
         full = self.resolve(note_id)
-        result = NoteForgotten(**self.ledger().forget(full, actor="human"))
+        if self._cached_index is not None:  # the scrub drops the index file: no connection may hold it
+            self._cached_index.close()
+            self._cached_index = None
+        done = self.ledger().forget(full, actor="human")
+        marks = done.pop("marks")
         self.index()
-        return result
+        left = rerender_mirrors(self, marks)
+        if left:
+            done["warning"] = "; ".join([*left, done["warning"]])
+        return NoteForgotten(**done)
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -192,10 +203,10 @@ class LedgerNotes:
 def _reason_text(reason, *, required: bool, op: str) -> str | None:
     """A lifecycle reason as recorded (one line); refused when required and missing, not UTF-8 or a secret."""
     from ..secrets import refuse_secrets
-    from .inputs import require_utf8
+    from .inputs import REASON_MAX, bounded, require_utf8
 
     if isinstance(reason, str):
-        require_utf8(reason, "{field}", "reason")
+        bounded(require_utf8(reason, "{field}", "reason"), REASON_MAX, "{field}", "reason")
     if required and (not isinstance(reason, str) or not reason.strip()):
         raise InvalidInput(f"{op.replace('_', '-')} needs a reason: pass {{field=}}", field="reason")
     if reason is None or not str(reason).strip():

@@ -25,7 +25,7 @@ TAIL_IDS = 5  # other-scope ids named in the section's own line; the omissions n
 
 
 def _full(note, state: str = "active") -> str:
-    from .frames import PROVENANCE_FRAME, index_line
+    from .frames import index_line, provenance_frame, safe_body
 
     lines = [index_line(note, state)]
     if state == "stale":  # warning first, before anything a reader might act on
@@ -33,16 +33,16 @@ def _full(note, state: str = "active") -> str:
         why = f" Reason: {reason}{'' if reason[-1:] in '.?!' else '.'}" if reason else ""
         lines.append(f"WARNING: flagged stale on {note.updated_at[:10]} — possibly out of date, but not withdrawn: "
                      f"it still applies until someone reinstates, supersedes or revokes it.{why}")
-    if note.provenance != "human":
-        lines.append(f"({PROVENANCE_FRAME.get(note.provenance, note.provenance)})")
+    # human notes too: a missing frame must never read as "recorded by a person"
+    lines.append(f"({provenance_frame(note.provenance)})")
     if note.paths:
         lines.append("paths: " + ", ".join(note.paths))
     body = note.body.strip()
     prefix = note.title[:-1] if note.title.endswith("…") else note.title
     if body and body != note.title:
         # a title taken from the text is not said twice: the body goes on where the title stopped
-        lines.append("…" + body[len(prefix):].lstrip() if prefix and body.startswith(prefix) and len(prefix) > 20
-                     else note.body)
+        lines.append(safe_body("…" + body[len(prefix):].lstrip() if prefix and body.startswith(prefix)
+                               and len(prefix) > 20 else note.body))
     return "\n".join(lines)
 
 

@@ -57,10 +57,29 @@ def _check(ledger: Ledger):
     for note_id, evs in sorted(extra.items()):
         problems.append(Problem(
             "forgotten-leftovers",
-            f"forgotten note #{note_id} still has {len(evs)} event(s) with its text on disk (a merge from an older "
-            "branch, or an interrupted forget) — `doctor --repair` strips them",
+            f"note #{note_id} was {forget_attribution(events, locations, note_id)}, and {len(evs)} event(s) with its "
+            "text are still on disk (a merge from an older branch, or an interrupted forget) — check that forget "
+            "was meant (`git log -S` on its line), then `doctor --repair` strips them",
             where=locations.get(evs[0]["id"]), note=note_id, event=evs[0]["id"]))
     return events, notes, problems, extra, copies
+
+
+def dead_writer_temp_files(ledger: Ledger) -> list[str]:
+    """A warning per temp file a killed writer left (removed by the lock this doctor takes)."""
+    base = ledger.memory_dir_str
+    return [f"{os.path.relpath(p, base)}: a temp file left by a writer that died — removed (it may have held "
+            "text a later hard delete removed)" for p in fsutil.temp_files(base)]
+
+
+def forget_attribution(events, locations, note_id: str) -> str:
+    """Who forgot `note_id`, when, and where the forget line is: what a reviewer checks."""
+    forgets = sorted((ev for ev in events if ev["note"] == note_id and ev["op"] == "forget"),
+                     key=lambda ev: (ev["at"], ev["id"]))
+    if not forgets:
+        return "forgotten by no forget line on disk"
+    ev = forgets[0]
+    where = locations.get(ev["id"])
+    return f"forgotten by {ev['actor']} on {ev['at'][:10]} (forget line {where or 'unknown'})"
 
 
 def _backup(ledger: Ledger, path: str, data: bytes, stamp: str) -> str:
@@ -137,13 +156,14 @@ class DoctorReport(Record):
 def run_doctor(ledger: Ledger, *, repair: bool = False) -> DoctorReport:
     from .index import Index
 
+    dead_temps = dead_writer_temp_files(ledger)  # taking the lock sweeps them: say so
     with fsutil.project_lock(ledger.memory_dir_str):
         events, notes, problems, extra, copies = _check(ledger)
         report = {"shards": len(ledger.shards()), "events": len(events), "notes": len(notes),
                   "problems": [p.to_dict() for p in problems], "repaired": None}
         report["warnings"] = [
             f"{ledger.rel(p)}: a hidden file, not read as a shard — rename it without the leading dot if its "
-            "events belong in the ledger, else delete it" for p in ledger.hidden_files()]
+            "events belong in the ledger, else delete it" for p in ledger.hidden_files()] + dead_temps
         torn_dir = os.path.join(ledger.memory_dir_str, fsutil.CACHE_DIR, TORN_DIR)
         kept = os.listdir(torn_dir) if os.path.isdir(torn_dir) else []
         report["trimmed_earlier"] = sorted(n for n in kept if not n.startswith("."))

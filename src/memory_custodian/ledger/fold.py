@@ -17,6 +17,7 @@ from .model import (
     REASON_ACTORS, REASON_REQUIRED, SCOPES, Note, encode_event,
 )
 
+TXN_N_MAX = 1_000_000  # far above any check-in; an absurd count must not reach SQLite's 64-bit integers
 ENVELOPE = ("v", "id", "at", "op", "note", "actor", "txn", "txn_n")
 
 
@@ -55,8 +56,8 @@ def shape_error(ev) -> str | None:
         return f"note id {ev['note']!r} is not 8 Crockford base32 characters"
     if ev["actor"] not in ACTORS:
         return f"unknown actor {ev['actor']!r}"
-    if not isinstance(ev["txn"], str) or not isinstance(ev["txn_n"], int) or ev["txn_n"] < 1:
-        return "bad txn or txn_n"
+    if not isinstance(ev["txn"], str) or not isinstance(ev["txn_n"], int) or not 1 <= ev["txn_n"] <= TXN_N_MAX:
+        return f"bad txn or txn_n (a txn has 1 to {TXN_N_MAX} events)"
     op = ev["op"]
     if op == "create":
         if ev.get("kind") not in KINDS:

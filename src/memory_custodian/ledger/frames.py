@@ -6,6 +6,8 @@ that is not active leads with a warning, before anything a reader might act on.
 
 from __future__ import annotations
 
+import re
+
 from .model import Note
 
 PROVENANCE_FRAME = {
@@ -23,6 +25,21 @@ STATE_FRAMES = {
     "expired": "EXPIRED: no longer in force",
 }
 CHAIN_MAX = 50
+
+# A body line a reader could take for the render's own structure: an index or heading line of a
+# note (`[#k7m2x9qa] …`, `## [#…`), or a frame line (`provenance:`, `WARNING:`, `(memory to verify…)`).
+_SHAPED = re.compile(
+    r"^[\s>*+-]*(?:#+[ \t]*)?(?:\[#|(?:WARNING|provenance|state|tags|paths|expires|scope|"
+    r"supersession|user's words)[ \t]*:|\((?:" + "|".join(re.escape(v.split(",")[0]) for v in PROVENANCE_FRAME.values())
+    + r"))", re.I)
+BODY_MARK = "│ "  # a body line shaped like structure is shown behind this gutter, so it reads as quoted
+
+
+def safe_body(text: str) -> str:
+    """`text` with each line a reader could take for a note's frame or index line marked as body."""
+    if "[#" not in text and ":" not in text and "(" not in text and "#" not in text:
+        return text
+    return "\n".join(BODY_MARK + line if _SHAPED.match(line) else line for line in text.split("\n"))
 
 
 def provenance_frame(provenance: str | None) -> str:
@@ -105,7 +122,7 @@ def render(note: Note, state: str, ids: list[str]) -> str:
     if len(ids) > 1:
         lines.append("supersession: " + " → ".join(f"#{i}" + (" (this)" if i == note.id else "") for i in ids))
     if note.body:
-        lines += ["", note.body]
+        lines += ["", safe_body(note.body)]
     return "\n".join(lines) + "\n"
 
 

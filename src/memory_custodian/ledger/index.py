@@ -21,13 +21,12 @@ from .index_rows import (
     FIELD_SIGNATURE, FTS_COLUMN_LIST, INSERT_META, INSERT_TEXT, NOTE_COLS, NOTE_FROM, PAGE_CACHE_KIB, SCHEMA,
     SCHEMA_VERSION, UPSERT_EVENT, canonical, note_row_parts, row_fields, row_note, rows_at,
 )
-from .model import Note, copy_note
+from .model import INDEX_FILE, Note, copy_note
 from .paths import any_match
 from .store import Ledger, parse_lines
 
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
-INDEX_FILE = "index.sqlite"
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
@@ -106,7 +105,7 @@ class Index:
                 if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
                     meta = dict(db.execute("SELECT key, value FROM meta"))
                 want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE, "fields": FIELD_SIGNATURE}
-                if meta and all(meta.get(k) == v for k, v in want.items()):
+                if meta and all(meta.get(k) == v for k, v in want.items()) and _tables_present(db):
                     break
                 if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                     db.close()
@@ -478,3 +477,12 @@ class Index:
         notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
         events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
         return {"notes": notes, "events": events, "path": self.path}
+
+
+def _tables_present(db) -> bool:
+    """Whether every table the schema creates is there: a table dropped by hand is a damaged cache."""
+    import re
+
+    wanted = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", SCHEMA))
+    have = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return wanted <= have

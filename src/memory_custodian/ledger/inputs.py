@@ -12,10 +12,18 @@ import re
 import sys
 
 from ..errors import InvalidInput, Refused
+from ..textsafe import shown
 from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
 from .model import ACTORS, KINDS, PRIORITIES, PROVENANCES, SCOPES
 
 TITLE_MAX = 80
+# A note is a paragraph or a page, not a file: these bound what one write can add to the committed
+# ledger (characters; a tag or path count is per note).
+BODY_MAX = 32_000
+QUOTE_MAX = 2_000
+REASON_MAX = 2_000
+TAG_MAX, TAGS_MAX = 64, 32
+PATH_MAX, PATHS_MAX = 512, 64
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9._:/+-]*$")
 # What each actor's notes carry unless told otherwise; only a person reaches `human`.
 DEFAULT_PROVENANCE = {"human": "human", "agent": "agent", "auto": "auto", "system": "auto"}
@@ -23,7 +31,7 @@ DEFAULT_PROVENANCE = {"human": "human", "agent": "agent", "auto": "auto", "syste
 
 def choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
-        raise InvalidInput(f"unknown {what} {value!r}; use one of: {', '.join(allowed)}")
+        raise InvalidInput(f"unknown {what} {shown(str(value))}; use one of: {', '.join(allowed)}")
     return value
 
 
@@ -38,7 +46,15 @@ def default_title(text: str) -> str:
 def clean_text(text, what: str = "note text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"{what} is empty; give the note's text (or `-` to read it from stdin)")
-    return require_utf8(text, what).strip("\n").rstrip()
+    text = require_utf8(text, what).strip("\n").rstrip()
+    return bounded(text, BODY_MAX, what)
+
+
+def bounded(value: str, limit: int, what: str, field: str | None = None) -> str:
+    """`value`, refused when it is over `limit` characters, naming the limit."""
+    if len(value) > limit:
+        raise InvalidInput(f"{what} is {len(value)} characters; the limit is {limit} — shorten it", field=field)
+    return value
 
 
 def require_utf8(value: str, what: str, field: str | None = None) -> str:
@@ -92,9 +108,12 @@ def clean_tags(tags) -> list[str]:
         tag = str(tag).strip().lstrip("#").lower()
         if not tag:
             continue
+        bounded(tag, TAG_MAX, "a tag")
         if not TAG_RE.match(tag):
-            raise InvalidInput(f"tag {tag!r} must be one word of letters, digits and ._:/+- (no spaces)")
+            raise InvalidInput(f"tag {shown(tag)} must be one word of letters, digits and ._:/+- (no spaces)")
         out.add(tag)
+    if len(out) > TAGS_MAX:
+        raise InvalidInput(f"{len(out)} tags; the limit is {TAGS_MAX} a note")
     return sorted(out)
 
 
@@ -105,14 +124,17 @@ def clean_paths(paths) -> list[str]:
         if not path:
             continue
         require_utf8(path, f"path '{_shown(path)}'")
+        bounded(path, PATH_MAX, "a path")
         if "\\" in path:
-            raise InvalidInput(f"path {path!r} must use / separators (a POSIX path or glob relative to the project root)")
+            raise InvalidInput(f"path {shown(path)} must use / separators (a POSIX path or glob relative to the project root)")
         if path.startswith("/") or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
-            raise InvalidInput(f"path {path!r} must be relative to the project root, without '..'")
+            raise InvalidInput(f"path {shown(path)} must be relative to the project root, without '..'")
         text = posixpath.normpath(path)
         if path.endswith("/") and text != ".":
             text += "/"
         out.add(text)
+    if len(out) > PATHS_MAX:
+        raise InvalidInput(f"{len(out)} paths; the limit is {PATHS_MAX} a note")
     return sorted(out)
 
 

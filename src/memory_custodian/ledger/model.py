@@ -130,3 +130,7 @@ def encode_event(ev: dict) -> str:
     """The one serialisation of an event: sorted keys, compact separators, UTF-8 text, one line."""
     return json.dumps({k: v for k, v in ev.items() if not k.startswith("_")}, sort_keys=True,
                       separators=(",", ":"), ensure_ascii=False) + "\n"
+
+# The derived index's file in `.cache/` (its WAL files share the prefix); named here, below both
+# the index and the store, because a hard delete drops it.
+INDEX_FILE = "index.sqlite"

@@ -196,6 +196,8 @@ class Ledger:
         if not events:
             raise InvalidInput("nothing to write")
         with fsutil.project_lock(self.memory_dir_str):
+            if events[0].get("op") != "forget":
+                self.finish_pending_forget()
             return self._append_locked(events, lookup)
 
     def _append_locked(self, events: list[dict], lookup) -> list[dict]:
@@ -292,9 +294,10 @@ class Ledger:
     def forget(self, note_id: str, *, actor: str = "human") -> dict:
         """Remove every event of `note_id` from the shards and leave one content-free `forget` event.
 
-        The forget event is appended first, so a crash part-way leaves a forgotten note whose
-        leftover lines `doctor --repair` strips. `stripped` names the txns that lost events, so
-        their other events still count as complete.
+        A marker in `.cache/` (the note id, no text) is written first and removed once the shards
+        and the cache are scrubbed, so a crash part-way is finished by the next write. `stripped`
+        names the txns that lost events, so their other events still count as complete.
+        `marks` are the byte forms of the deleted text, for the caller's mirrors.
         """
         with fsutil.project_lock(self.memory_dir_str):
             rep = self.load()
@@ -304,16 +307,53 @@ class Ledger:
             if note.state == "forgotten" and len(rep.events_by_note.get(note_id, ())) <= 1:
                 raise Refused(f"note #{note_id} is already forgotten")
             txns = sorted({ev["txn"] for ev in rep.events_by_note.get(note_id, ()) if ev["op"] != "forget"})
+            fsutil.atomic_write(self._pending_path(), json.dumps({"note": note_id}) + "\n")
             if note.state != "forgotten":
                 events = self.append_txn([{"op": "forget", "note": note_id, "actor": actor, "stripped": txns}],
                                          lookup=rep.notes.get)
                 keep = events[0]["id"]
             else:
                 keep = rep.events_by_note[note_id][-1]["id"]
-            rewritten = self.strip_note(note_id, keep_event=keep)
-        return {"note": note_id, "forget_event": keep, "rewritten": rewritten,
+            rewritten, marks = self._finish_forget(rep, note_id, keep)
+        return {"note": note_id, "forget_event": keep, "rewritten": rewritten, "marks": marks,
                 "warning": "git history still holds the old text; rewrite history (e.g. git filter-repo) "
                            "if it must be gone everywhere"}
+
+    def _pending_path(self) -> str:
+        from ..scrub import PENDING_FORGET
+
+        return os.path.join(fsutil.cache_dir(self.memory_dir_str), PENDING_FORGET)
+
+    def _finish_forget(self, rep, note_id: str, keep: str) -> tuple[list[str], list[bytes]]:
+        """Strip the note's lines, scrub `.cache/` of its text, then drop the pending marker."""
+        from ..scrub import needles, scrub_cache
+        from .model import INDEX_FILE
+
+        texts = [str(ev.get(k) or "") for ev in rep.events_by_note.get(note_id, ())
+                 for k in ("title", "body", "quote", "reason")]
+        marks = needles(*texts)
+        rewritten = self.strip_note(note_id, keep_event=keep)
+        scrub_cache(fsutil.cache_dir(self.memory_dir_str), marks, (INDEX_FILE,))
+        os.unlink(self._pending_path())
+        return rewritten, marks
+
+    def finish_pending_forget(self) -> str | None:
+        """Finish a `forget` a crash interrupted (call under the lock); the note id, or None."""
+        try:
+            with open(self._pending_path(), encoding="utf-8") as fh:
+                note_id = json.loads(fh.read())["note"]
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise Corrupt("is not a pending forget marker; delete it and run `forget --note` again",
+                          path=self._pending_path()) from exc
+        rep = self.load()
+        forget = [ev for ev in rep.events_by_note.get(note_id, ()) if ev["op"] == "forget"]
+        if not forget:  # killed before the forget event landed: nothing was deleted, nothing to finish
+            os.unlink(self._pending_path())
+            return None
+        self._finish_forget(rep, note_id, forget[-1]["id"])
+        return note_id
 
     def strip_note(self, note_id: str, *, keep_event: str) -> list[str]:
         """Atomically rewrite each shard holding `note_id`'s events without them (except `keep_event`)."""

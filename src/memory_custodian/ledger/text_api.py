@@ -91,6 +91,7 @@ def export(notes, path=None, check: bool = False):
     With `check`, write nothing and report whether the file on disk matches (`up_to_date`)
     with a short unified diff when it does not.
     """
+    from ..scrub import remember_export
     from .results import Exported
 
     target = _export_target(notes, path)
@@ -110,6 +111,8 @@ def export(notes, path=None, check: bool = False):
             fsutil.atomic_write(target, data)
         from .mirror import record_export
 
+        # a hand export anywhere is a copy a hard delete must find again
+        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
         record_export(notes.memory_dir, target)  # so the next automatic refresh can tell a hand edit
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
 
@@ -392,3 +395,21 @@ def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
         more = len(lines) - limit
         lines = lines[:limit] + [f"… {more} more diff lines\n"]
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def rerender_mirrors(notes, marks: list[bytes]) -> list[str]:
+    """Re-export every mirror this tool wrote that still holds one of `marks` (a hard delete's
+    text, the configured mirror aside: the facade refreshes it); what could not be, as warnings."""
+    from ..errors import CustodianError
+    from ..scrub import exported_paths, holds
+
+    known = {*exported_paths(fsutil.cache_dir(notes.memory_dir)), os.path.join(notes.memory_dir, DEFAULT_EXPORT)}
+    problems = []
+    for path in sorted(known):
+        if marks and holds(path, marks):
+            try:
+                export(notes, path=path)
+            except CustodianError as exc:
+                problems.append(f"a copy of the text remains in {path}, which could not be re-rendered "
+                                f"({exc.one_line()}) — delete it or run `export --path` to it")
+    return problems

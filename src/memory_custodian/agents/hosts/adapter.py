@@ -61,7 +61,8 @@ class Host(Record):
         guesses (words of a shell command), so only files that exist count.
     empty_output: what to print when there is nothing to add.
     start_max_chars, max_context_chars: the most the session-start pack and a prompt or file hook
-        may send. hook_timeout_s: how long the host waits for a hook (`doctor` holds hooks to it).
+        may send, in the host's unit: `measure` ("chars", code points, or "utf16", UTF-16 units).
+    hook_timeout_s: how long the host waits for a hook (`doctor` holds hooks to it).
     files: what `init --agent` writes, as (path from the project root, kind); kinds: "md" (the
         entry snippet), "hooks" and "server" (JSON entries, "hooks+server" both), "toml" (the MCP
         server as a TOML table). entry_advice: the snippet's first line of advice, for this host.
@@ -69,10 +70,11 @@ class Host(Record):
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
               "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
-              "write_tools", "block_decision")
-    DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False, "empty_output": "",
-                "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
-                "hook_timeout_s": 60}  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
+              "write_tools", "block_decision", "measure")
+    DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False,
+                "empty_output": "", "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
+                "hook_timeout_s": 60,  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
+                "measure": "chars"}
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""

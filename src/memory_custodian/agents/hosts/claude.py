@@ -12,6 +12,7 @@ EVENTS = {"SessionStart": "start", "UserPromptSubmit": "prompt", "PreToolUse": "
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")  # PreCompact takes no context
 
 HOST = Host(
+    measure="utf16",  # Claude Code caps hook output by UTF-16 units: an emoji counts two
     name="claude",
     events=EVENTS,
     context_events=CONTEXT_EVENTS,
