@@ -1,7 +1,7 @@
 """The automatic task checkpoint: at compaction and session end, one `task` note of what was being done.
 
 Written without any model, from what the hooks saw: the user's last request (quoted, credentials
-redacted), the files the session changed, the branch, and the notes written while it ran. It is a
+redacted line by line), the files the session changed, the branch, and the notes written while it ran. It is a
 `task` at provenance `auto` (weakest: shown as memory to verify), expires like any task, and each
 new checkpoint of a session supersedes that session's previous one, so a session leaves one.
 """
@@ -17,32 +17,15 @@ MIN_REQUEST_WORDS = 3
 TITLE_REQUEST_CHARS = 60
 NOTE_IDS = 20
 TAG = "session-checkpoint"
-REDACTED = "[redacted]"
 
 
 def keep_request(state, memory_dir, prompt: str) -> None:
     """Keep the user's latest request for the checkpoint, credentials redacted (never on disk raw)."""
     if len(prompt.split()) >= MIN_REQUEST_WORDS:  # "thanks!" is not what the session was doing
-        session(state, memory_dir)["request"] = redact(prompt.strip()[:REQUEST_CHARS * 2])[:REQUEST_CHARS]
+        from ..secrets import redact
 
-
-def redact(text: str) -> str:
-    """`text` with each credential-looking word replaced; text that still scans as one is withheld."""
-    from ..secrets import scan
-
-    findings = scan(text)
-    if not findings:
-        return text
-    lines = text.split("\n")
-    for finding in sorted(findings, key=lambda f: (f.line, f.column), reverse=True):
-        line = lines[finding.line - 1]
-        start = finding.column - 1
-        end = start
-        while end < len(line) and not line[end].isspace():
-            end += 1
-        lines[finding.line - 1] = line[:start] + REDACTED + line[end:]
-    out = "\n".join(lines)
-    return out if not scan(out) else "(withheld: it held what looks like a credential)"
+        # a line holding a secret becomes `[redacted: KIND]`, so a cut can never leave half of one
+        session(state, memory_dir)["request"] = redact(prompt.strip())[:REQUEST_CHARS]
 
 
 def written_since(memory_dir, offsets: dict, since: str = "") -> list[tuple[str, str, str, str]]:
