@@ -30,6 +30,9 @@ def make_project(root: Path, *, export: bool = True):
     root.mkdir(parents=True, exist_ok=True)
     memory = Memory.open(root)
     memory.init(extended=True)
+    # a template brief is a check and doctor problem: the torture project is a described one
+    (root / "docs" / "memory" / "brief.md").write_text("# Brief\n\nA project the torture run writes to.\n",
+                                                      encoding="utf-8")
     memory.add("Seed constraint: no network in unit tests", type="constraint")
     memory.remember("Seed note: the lock is released before restart", kind="gotcha", paths=["src/**"])
     if export:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import MC_FIXTURES, run_cli, run_cli_process
+from conftest import MC_FIXTURES, run_cli, run_cli_process, unfenced
 
 
 def snapshot(root: Path) -> dict:
@@ -149,6 +149,6 @@ def test_read_help_and_usage_errors(project):
     assert proc.returncode == 0 and "--path PATH" in proc.stdout and "--query Q" in proc.stdout
     assert "memory-custodian read --task" in proc.stdout  # its example
     proc = run_cli("read", "--project-root", str(project))  # no --task: the default task, as in MemoryCustodian 0.9.1
-    assert proc.returncode == 0 and proc.stdout.startswith("# Memory context pack\nTask: default (canonical: general)")
+    assert proc.returncode == 0 and unfenced(proc.stdout).startswith("# Memory context pack\nTask: default (canonical: general)")
     proc = run_cli("read", "--task", "planning", "--bogus", "--project-root", str(project))
     assert proc.returncode == 2 and proc.stderr.startswith("error: unrecognized arguments: --bogus")
