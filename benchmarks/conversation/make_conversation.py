@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
-from make_truth import NOW, Builder  # noqa: E402
+from make_truth import NOW, Builder, write_project  # noqa: E402
 
 from events import EVENTS, FILLER, PEOPLE, REACTIONS  # noqa: E402
 
@@ -151,16 +151,8 @@ def split_by_event(queries: list[dict], seed: int = 23) -> tuple[list[dict], lis
 def write(b: Builder, queries: list[dict]) -> None:
     memory = HERE / "project" / "docs" / "memory"
     if memory.exists():
-        shutil.rmtree(memory)
-    (memory / "ledger").mkdir(parents=True)
-    (memory / ".gitignore").write_text(".cache/\n", encoding="utf-8")
-    (memory / "manifest.md").write_text(MANIFEST, encoding="utf-8")
-    (memory / "brief.md").write_text(BRIEF, encoding="utf-8")
-    shards: dict[str, list[str]] = {}
-    for ev in sorted(b.events, key=lambda e: (e["at"], e["id"])):
-        shards.setdefault(ev["at"][:7], []).append(json.dumps(ev, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-    for month, lines in shards.items():
-        (memory / "ledger" / f"{month}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        shutil.rmtree(memory)  # nothing of an older recipe's folder may stay
+    write_project(memory, MANIFEST, BRIEF, b.events)
     dump = lambda path, rows: path.write_text(  # noqa: E731
         "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     dump(HERE / "corpus.jsonl", sorted(b.notes.values(), key=lambda r: r["id"]))

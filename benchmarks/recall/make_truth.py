@@ -255,20 +255,24 @@ def _dump(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
-def write(b: Builder, queries: list[dict]) -> None:
-    ledger = HERE / "project" / "docs" / "memory" / "ledger"
+def write_project(memory: Path, manifest: str, brief: str, events: list[dict]) -> None:
+    """A memory folder holding `events` as monthly ledger shards (its old ledger replaced)."""
+    ledger = memory / "ledger"
     if ledger.exists():
         shutil.rmtree(ledger)
     ledger.mkdir(parents=True)
-    memory = HERE / "project" / "docs" / "memory"
     (memory / ".gitignore").write_text(".cache/\n", encoding="utf-8")
-    (memory / "manifest.md").write_text(MANIFEST, encoding="utf-8")
-    (memory / "brief.md").write_text(BRIEF, encoding="utf-8")
+    (memory / "manifest.md").write_text(manifest, encoding="utf-8")
+    (memory / "brief.md").write_text(brief, encoding="utf-8")
     shards: dict[str, list[str]] = {}
-    for ev in sorted(b.events, key=lambda e: (e["at"], e["id"])):
+    for ev in sorted(events, key=lambda e: (e["at"], e["id"])):
         shards.setdefault(ev["at"][:7], []).append(json.dumps(ev, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     for month, lines in shards.items():
         (ledger / f"{month}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write(b: Builder, queries: list[dict]) -> None:
+    write_project(HERE / "project" / "docs" / "memory", MANIFEST, BRIEF, b.events)
     corpus = sorted(b.notes.values(), key=lambda r: r["id"])
     _dump(HERE / "corpus.jsonl", corpus)
     for i, q in enumerate(queries):
