@@ -29,6 +29,10 @@ LOCK_FILE = "lock"
 _held = _local()
 
 
+# Windows opens descriptors in text mode (`\n` written as `\r\n`, offsets off) unless told otherwise
+BINARY = getattr(os, "O_BINARY", 0)
+
+
 def path_property(attr: str, doc: str) -> property:
     """A read-only `Path` view of the string path in `attr`, importing `pathlib` only when read."""
     def get(self):
@@ -168,8 +172,7 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
     except OSError as exc:
         raise disk_error(path, exc) from exc
     try:
-        # O_BINARY: Windows would otherwise write every `\n` as `\r\n`
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0),
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | BINARY,
                      0o644 if mode is None else mode)
         try:
             view = memoryview(payload)
@@ -250,7 +253,7 @@ def project_lock(memory_dir, *, create: bool = True):
         finally:
             counts[key] -= 1
         return
-    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | (os.O_CREAT if create else 0)
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | BINARY | (os.O_CREAT if create else 0)
     try:
         fd = os.open(lock_path, flags, 0o600)
     except (FileNotFoundError, NotADirectoryError) as exc:

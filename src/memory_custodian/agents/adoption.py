@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 
+from ..fsutil import BINARY
 from ..records import Factory, Record
 
 STORE = "adoption.jsonl"
@@ -37,7 +38,7 @@ def record(memory_dir, entry: dict, now: float | None = None) -> None:
     entry = {**entry, "at": _iso(time.time() if now is None else now)}
     path = store_path(memory_dir)
     line = (json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | BINARY, 0o600)
     try:
         os.write(fd, line)
         size = os.fstat(fd).st_size

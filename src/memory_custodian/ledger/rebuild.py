@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
-from ..fsutil import read_at
+from ..fsutil import BINARY, read_at
 from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
 from .store import parse_lines
 
@@ -124,7 +124,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
         db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
                    (os.path.basename(path), len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
                     data[:used].count(b"\n")))
-        files.append(os.open(path, os.O_RDONLY))
+        files.append(os.open(path, os.O_RDONLY | BINARY))
         del evs, data
         done_bytes += st.st_size
         if progress:

@@ -16,7 +16,7 @@ import struct
 import subprocess
 import sys
 
-from ..fsutil import read_at
+from ..fsutil import BINARY, read_at
 from .fold import fold_note_events
 from .index_rows import note_row_parts
 
@@ -139,7 +139,7 @@ def main() -> None:
         return
     try:
         for path, dev, ino in shards:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | BINARY)
             files.append(fd)
             st = os.fstat(fd)
             if (st.st_dev, st.st_ino) != (dev, ino):

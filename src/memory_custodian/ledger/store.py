@@ -238,7 +238,7 @@ class Ledger:
         try:
             os.makedirs(self.dir_str, exist_ok=True)
             existed = os.path.exists(path)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | fsutil.BINARY, 0o644)
         except OSError as exc:
             raise fsutil.disk_error(path, exc) from exc
         size = None
