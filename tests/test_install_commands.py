@@ -52,7 +52,9 @@ def test_init_says_which_command_it_wrote(wired):
     assert Path(launcher.argv[0]).is_absolute()
     assert f"hooks and MCP server run: {launcher.command([])} (the {launcher.kind} of this installation)" in proc.stdout
     assert "created   .claude/settings.json" in proc.stdout and "changed" not in proc.stdout
-    assert proc.stderr == ""
+    # a checkout under the temp folder (some CI machines clone there) is rightly warned about
+    assert proc.stderr == "" or (launcher.temporary() and proc.stderr.startswith("warning: the command written is ")
+                                 and proc.stderr.count("\n") == 1)
 
 
 def test_every_hook_command_answers_without_path(wired):
@@ -134,5 +136,6 @@ def test_a_temporary_installation_is_warned_about(tmp_path):
     memory.init()
     report = install_agents(memory, ["claude"], launcher=Launcher(["/tmp/pip-run-x1/bin/memory-custodian"], CONSOLE_SCRIPT))
     assert report["warnings"] and "looks temporary" in report["warnings"][0] and "pipx install" in report["warnings"][0]
-    assert not install_agents(memory, ["claude"])["warnings"]
+    assert not install_agents(memory, ["claude"], launcher=Launcher(["/usr/local/bin/memory-custodian"],
+                                                                    CONSOLE_SCRIPT))["warnings"]
     assert current_launcher().argv[0] != sys.executable or current_launcher().kind == "interpreter"
