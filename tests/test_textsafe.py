@@ -39,3 +39,13 @@ def test_json_safe_keeps_the_value(text):
     safe = json_safe(doc)
     assert json.loads(safe) == {"t": text}
     assert not UNSAFE.search(safe)
+
+
+def test_exactly_the_documented_characters_are_escaped():
+    """The fast search class is written as ranges: it must match the escape table code point for code point."""
+    from memory_custodian.textsafe import printable
+
+    bidi = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029}
+    unsafe = {c for c in range(0x20) if c not in (0x0A, 0x09)} | set(range(0x7F, 0xA0)) | bidi
+    for c in range(0x3000):
+        assert (printable(f"a{chr(c)}b") != f"a{chr(c)}b") == (c in unsafe), hex(c)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import run_cli
 from memory_custodian import Memory
-from memory_custodian.agents import adoption
+from memory_custodian.agents import adoption, usage_log
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.rule_prompts import standing_rule
 
@@ -116,12 +116,12 @@ def test_the_rule_detector(text, rule):
 
 
 def test_the_usage_log_is_owner_only_and_bounded(root, monkeypatch):
-    monkeypatch.setattr(adoption, "MAX_BYTES", 4_000)
+    monkeypatch.setattr(usage_log, "MAX_BYTES", 4_000)
     for i in range(200):
-        adoption.record(str(root / "docs" / "memory"), {"kind": "recall", "door": "cli", "ids": [f"n{i:07d}"]})
-    path = adoption.store_path(str(root / "docs" / "memory"))
+        usage_log.record(str(root / "docs" / "memory"), {"kind": "recall", "door": "cli", "ids": [f"n{i:07d}"]})
+    path = usage_log.store_path(str(root / "docs" / "memory"))
     assert os.path.getsize(path) <= 4_000 and stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    entries, bad = adoption.read_store(str(root / "docs" / "memory"))
+    entries, bad = usage_log.read_store(str(root / "docs" / "memory"))
     assert bad == 0 and entries[-1]["ids"] == ["n0000199"]
 
 
@@ -134,9 +134,9 @@ def test_stats_over_a_replayed_week_raises_each_flag(root):
         edit(root, f"day{day}", at + 60)
         call(root, "Stop", f"day{day}", at + 120, stop_hook_active=False)
         call(root, "Stop", f"day{day}", at + 130, stop_hook_active=True)
-    start = adoption.read_store(memory.memory_dir_str)[0][0]
+    start = usage_log.read_store(memory.memory_dir_str)[0][0]
     for i in range(40):  # earlier sessions that only read: the directive injected each time
-        adoption.record(memory.memory_dir_str, {**start, "session": f"early{i}", "injected": [directive]},
+        usage_log.record(memory.memory_dir_str, {**start, "session": f"early{i}", "injected": [directive]},
                         T0 - DAY + i)
     report = adoption.report(memory, now=T0 + 16 * DAY)
     assert "the last 6 sessions edited files and recorded nothing in memory" in report.flags, report.flags
@@ -155,7 +155,7 @@ def test_an_expand_clears_the_unread_flag(root):
     memory = Memory.open(root)
     note = memory.remember("Ports are fixed", kind="directive").id
     for i in range(40):
-        adoption.record(memory.memory_dir_str, {"kind": "hook", "session": "s", "host": "claude",
+        usage_log.record(memory.memory_dir_str, {"kind": "hook", "session": "s", "host": "claude",
                                                 "event": "SessionStart", "action": "start", "injected": [note]})
     assert any("never expanded" in f for f in adoption.report(memory).flags)
     run_cli("expand", note, "--project-root", str(root))
@@ -171,7 +171,7 @@ def test_doctor_probes_write_nothing_back(root):
     edit(root, DOCTOR_SESSION)
     assert call(root, "Stop", DOCTOR_SESSION, stop_hook_active=False) == ""
     call(root, "SessionEnd", DOCTOR_SESSION, reason="other")
-    assert Memory.open(root).notes() == [] and adoption.read_store(str(root / "docs" / "memory")) == ([], 0)
+    assert Memory.open(root).notes() == [] and usage_log.read_store(str(root / "docs" / "memory")) == ([], 0)
 
 
 def test_the_stop_hook_does_no_index_work(root):

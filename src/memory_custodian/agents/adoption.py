@@ -1,128 +1,21 @@
-"""What memory is used for: a small log of hook firings, recalls and expands, and the `stats` report.
+"""What memory is used for: the `stats` report over the usage log (`usage_log.py`).
 
 A memory nobody writes to or reads from fails without an error, so the hooks keep count: one JSON
-line per hook call in `.cache/adoption.jsonl` (owner-only, never committed, trimmed to its newest
-half past `MAX_BYTES`). `report` joins it with the ledger's own events (who wrote what, when) and
+line per hook call in `.cache/adoption.jsonl`. `report` joins it with the ledger's own events (who wrote what, when) and
 flags what nobody would otherwise notice: sessions that edited files and recorded nothing, notes
 injected over and over and never expanded, hooks that stopped firing.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
-from ..fsutil import BINARY
 from ..records import Factory, Record
+from .usage_log import iso_at, read_store, store_path
 
-STORE = "adoption.jsonl"
-MAX_BYTES = 512 * 1024
 SILENT_SESSIONS = 5  # this many latest sessions in a row that edited files and recorded nothing: flagged
 INJECTED_UNREAD = 40  # a note injected this often and never expanded: flagged
 QUIET_DAYS = 7  # no hook for this long: flagged (the wiring broke, or nobody works here)
-
-
-def store_path(memory_dir, *, create: bool = True) -> str:
-    """The log's path; `create` makes the private `.cache/` if missing (readers never do)."""
-    if not create:
-        return os.path.join(os.fspath(memory_dir), ".cache", STORE)
-    from ..fsutil import cache_dir
-
-    return os.path.join(cache_dir(memory_dir), STORE)
-
-
-def record(memory_dir, entry: dict, now: float | None = None) -> None:
-    """Append one entry (one `write` on an O_APPEND descriptor: lines of concurrent hooks never mix)."""
-    import time
-
-    entry = {**entry, "at": _iso(time.time() if now is None else now)}
-    path = store_path(memory_dir)
-    line = (json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | BINARY, 0o600)
-    try:
-        os.write(fd, line)
-        size = os.fstat(fd).st_size
-    finally:
-        os.close(fd)
-    if size > MAX_BYTES:
-        _trim(path)
-
-
-def note_use(memory_dir, kind: str, door: str, ids) -> str | None:
-    """Log a recall or an expand (`kind`) through `door` (cli | mcp); a warning when the log could not
-    be written (the read itself still stands: its caller says the warning on stderr)."""
-    try:
-        record(memory_dir, {"kind": kind, "door": door, "ids": sorted(set(ids))})
-    except OSError as exc:
-        return f"memory-custodian: the usage log could not be written ({exc}); `stats` will undercount"
-    return None
-
-
-def _trim(path: str) -> None:
-    """Keep the newest half, under a lock so two hooks never trim at once."""
-    import fcntl
-
-    from ..fsutil import atomic_write
-
-    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        with open(path, "rb") as fh:
-            data = fh.read()
-        if len(data) <= MAX_BYTES:
-            return  # trimmed meanwhile
-        keep = data[len(data) - MAX_BYTES // 2:]
-        keep = keep[keep.find(b"\n") + 1:]
-        atomic_write(path, keep.decode("utf-8", "replace"), mode=0o600, durable=False)
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-
-
-def _iso(seconds: float) -> str:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
-
-
-def hook_entry(hook, injected: list[str], tokens: int, outcome: str | None, wrote: bool = False) -> dict:
-    """The log entry of one hook call."""
-    from .sessions import session_key
-
-    entry = {"kind": "hook", "session": session_key(hook.session_id or "no-session"), "host": hook.host,
-             "event": hook.event, "action": hook.action}
-    if injected:
-        entry["injected"] = sorted(injected)
-        entry["tokens"] = tokens
-    if wrote:
-        entry["wrote"] = True
-    if outcome:
-        entry["checkpoint"] = outcome
-    return entry
-
-
-def read_store(memory_dir) -> tuple[list[dict], int]:
-    """The logged entries, oldest first, and how many lines could not be read (a torn write)."""
-    try:
-        with open(store_path(memory_dir, create=False), "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        return [], 0
-    entries, bad = [], 0
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("at"), str):
-            entries.append(entry)
-        else:
-            bad += 1
-    entries.sort(key=lambda e: (e["at"], json.dumps(e, sort_keys=True)))
-    return entries, bad
 
 
 class SessionStats(Record):
@@ -195,7 +88,7 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     import time
 
     entries, bad = read_store(memory.memory_dir_str)
-    now_iso = _iso(time.time() if now is None else now)
+    now_iso = iso_at(time.time() if now is None else now)
     since = entries[0]["at"] if entries else now_iso
     from .auto_checkpoint import written_since
 

@@ -99,7 +99,7 @@ class Server:
 
     def log_use(self, kind: str, ids: list[str]) -> None:
         """Count the read for `stats`; a log that cannot be written is said on stderr, never fatal."""
-        from .adoption import note_use
+        from .usage_log import note_use
 
         warning = note_use(self.memory.memory_dir_str, kind, "mcp", ids)
         if warning:

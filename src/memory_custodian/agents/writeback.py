@@ -65,7 +65,7 @@ def _on_prompt(memory_dir, state, prompt: str) -> str:
 def log(memory, hook, before: dict, state, context: str, outcome: str | None, wrote: bool, guard,
         now: float | None = None) -> None:
     """One line in the adoption log: what this call injected, and what the checkpoint did."""
-    from .adoption import hook_entry, record
+    from .usage_log import hook_entry, record
 
     if hook.session_id == PROBE_SESSION:
         return

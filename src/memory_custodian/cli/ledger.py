@@ -89,7 +89,7 @@ def as_data(text: str) -> str:
 
 
 def _log_use(memory, kind: str, ids: list[str]) -> None:
-    from ..agents.adoption import note_use
+    from ..agents.usage_log import note_use
 
     warning = note_use(memory.memory_dir_str, kind, "cli", ids)
     if warning:

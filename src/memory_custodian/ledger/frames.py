@@ -28,10 +28,18 @@ CHAIN_MAX = 50
 
 # A body line a reader could take for the render's own structure: an index or heading line of a
 # note (`[#k7m2x9qa] …`, `## [#…`), or a frame line (`provenance:`, `WARNING:`, `(memory to verify…)`).
-_SHAPED = re.compile(
-    r"^[\s>*+-]*(?:#+[ \t]*)?(?:\[#|(?:WARNING|provenance|state|tags|paths|expires|scope|"
-    r"supersession|user's words)[ \t]*:|\((?:" + "|".join(re.escape(v.split(",")[0]) for v in PROVENANCE_FRAME.values())
-    + r"))", re.I)
+_SHAPED: list = []  # compiled on first use: most renders hold no structure-shaped body line
+
+
+def _shaped():
+    if not _SHAPED:
+        _SHAPED.append(re.compile(
+            r"^[\s>*+-]*(?:#+[ \t]*)?(?:\[#|(?:WARNING|provenance|state|tags|paths|expires|scope|"
+            r"supersession|user's words)[ \t]*:|\((?:"
+            + "|".join(re.escape(v.split(",")[0]) for v in PROVENANCE_FRAME.values()) + r"))", re.I))
+    return _SHAPED[0]
+
+
 BODY_MARK = "│ "  # a body line shaped like structure is shown behind this gutter, so it reads as quoted
 
 
@@ -39,7 +47,8 @@ def safe_body(text: str) -> str:
     """`text` with each line a reader could take for a note's frame or index line marked as body."""
     if "[#" not in text and ":" not in text and "(" not in text and "#" not in text:
         return text
-    return "\n".join(BODY_MARK + line if _SHAPED.match(line) else line for line in text.split("\n"))
+    shaped = _shaped().match
+    return "\n".join(BODY_MARK + line if shaped(line) else line for line in text.split("\n"))
 
 
 def provenance_frame(provenance: str | None) -> str:

@@ -25,10 +25,24 @@ _matrices: dict = {}  # index path -> (signature, note ids, matrix)
 def installed() -> bool:
     """Whether the extra is installed (found without importing it: a recall that does not use it pays nothing)."""
     if _state["installed"] is None:
-        from importlib.util import find_spec
-
-        _state["installed"] = find_spec("wordllama") is not None and find_spec("numpy") is not None
+        _state["installed"] = _on_path("wordllama") and _on_path("numpy")
     return _state["installed"]
+
+
+def _on_path(package: str) -> bool:
+    """Whether `package` is installed where this interpreter imports from: its folder, or its
+    dist-info (an editable install). Listing sys.path costs a fresh recall ~0.1 ms; importlib.util, 1.4."""
+    import sys
+
+    prefix = package + "-"
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:  # a zip, a folder gone
+            continue
+        if package in names or any(n.startswith(prefix) and n.endswith(".dist-info") for n in names):
+            return True
+    return False
 
 
 def enabled() -> bool:
