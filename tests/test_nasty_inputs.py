@@ -343,3 +343,18 @@ def test_expiry_bounds_are_exact():
             clean_expires(bad, now=now)
         assert err.value.field == "expires" and err.value.one_line().startswith("expires ")
         assert err.value.one_line(CLI_TERMS).startswith("--expires ")  # the CLI names its flag
+
+
+@pytest.mark.parametrize("argv", [
+    ("export", "--path", "N.md"), ("edit", "--checkout", "N.md"), ("edit", "--checkin", "N.md"),
+    ("init", "--memory-dir", "docs/N"), ("eval", "N.jsonl"),
+], ids=["export", "checkout", "checkin", "init", "eval"])
+def test_a_name_over_255_bytes_is_one_line_and_changes_nothing(tmp_path, argv):
+    assert run_cli("init", cwd=tmp_path).returncode == 0
+    run_cli("remember", "a note to export", cwd=tmp_path)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    name = "é" * 200  # 400 bytes, 200 characters
+    proc = run_cli(*[a.replace("N", name) for a in argv], cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "bytes; file systems allow 255" in proc.stderr and name not in proc.stderr  # a short prefix only
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before

@@ -33,6 +33,18 @@ _held = _local()
 BINARY = getattr(os, "O_BINARY", 0)
 
 
+NAME_MAX = 255  # bytes in one file or folder name, on every file system the tool runs on
+
+
+def check_name_lengths(path) -> None:
+    """Refuse, before anything is read or written, a path holding a name longer than `NAME_MAX` bytes."""
+    for part in os.fspath(path).replace("\\", "/").split("/"):
+        size = len(part.encode("utf-8", "surrogatepass"))
+        if size > NAME_MAX:
+            raise InvalidInput(f"the name {part[:40]!r}… is {size} bytes; file systems allow {NAME_MAX} — give a "
+                               "shorter name (nothing was changed)")
+
+
 def path_property(attr: str, doc: str) -> property:
     """A read-only `Path` view of the string path in `attr`, importing `pathlib` only when read."""
     def get(self):

@@ -72,6 +72,9 @@ def _str_list(value, where: str, field: str, path: str, line: int) -> tuple[str,
 def load_truth(truth_path) -> list[dict]:
     """Parse a truth JSONL file; a malformed line is an InvalidInput naming file and line."""
     path = os.fspath(truth_path)
+    from ..fsutil import check_name_lengths
+
+    check_name_lengths(path)
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()

@@ -95,6 +95,7 @@ def export(notes, path=None, check: bool = False):
     from .results import Exported
 
     target = _export_target(notes, path)
+    fsutil.check_name_lengths(target)
     if check:
         # a read: no project lock, so `--check` in CI or a pre-commit hook never waits on a writer
         text, count = _render_export(notes)
@@ -166,6 +167,7 @@ def edit_checkout(notes, path):
 
 def edit_checkin(notes, path, reason=None):
     """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
+    fsutil.check_name_lengths(str(path))
     from ..project import require_memory_dir
     from .edit import build_events, parse_buffer, plan_changes
     from .ids import new_note_id
@@ -336,6 +338,7 @@ def checkout_target(memory_dir, raw):
     from ..errors import InvalidInput
     from .edit import CHECKOUT_TAG
 
+    fsutil.check_name_lengths(str(raw))
     target = _resolved_parent(os.path.abspath(os.path.expanduser(str(raw))))
     memory_r = os.path.realpath(memory_dir)
     if memory_r == target or fsutil.inside(target, memory_r):
