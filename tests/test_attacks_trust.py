@@ -205,7 +205,11 @@ def test_a_forgotten_note_leaves_no_copy_after_doctor_repair(tmp_path):
     assert run_cli("forget", "--note", note, "--yes", cwd=tmp_path).returncode == 0
     with open(shard, "ab") as fh:  # a union merge from a branch that still had it
         fh.write(old_branch)
-    assert run_cli("doctor", "--repair", cwd=tmp_path).returncode == 0
+    # a forget line from elsewhere deletes text only when the person repairing says so
+    kept = run_cli("doctor", "--repair", cwd=tmp_path)
+    assert kept.returncode == 1 and "doctor --repair --yes" in kept.stdout + kept.stderr
+    assert b"TOPSECRET-FORGETME" in shard.read_bytes()
+    assert run_cli("doctor", "--repair", "--yes", cwd=tmp_path).returncode == 0
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and b"TOPSECRET-FORGETME" in p.read_bytes()]
     assert leftovers == []
 
@@ -224,7 +228,7 @@ def test_doctor_repair_backs_up_a_torn_tail_without_the_forgotten_lines(tmp_path
     assert run_cli("forget", "--note", note, "--yes", cwd=tmp_path).returncode == 0
     with open(shard, "ab") as fh:
         fh.write(old_branch + b'{"torn": "TORN-TAIL-MARK')
-    assert run_cli("doctor", "--repair", cwd=tmp_path).returncode == 0
+    assert run_cli("doctor", "--repair", "--yes", cwd=tmp_path).returncode == 0
     backups = list((tmp_path / "docs/memory/.cache/backup").iterdir())
     assert len(backups) == 1 and backups[0].read_bytes().endswith(b"TORN-TAIL-MARK")
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file() and b"TOPSECRET-FORGETME" in p.read_bytes()]

@@ -53,6 +53,9 @@ def test_forgotten_leftovers_from_an_old_branch_are_stripped(mem):
     report = mem.doctor()
     assert [p["code"] for p in report.problems] == ["forgotten-leftovers"]
     assert mem.note(a.id).state == "forgotten"
-    mem.doctor(repair=True)
+    kept = mem.doctor(repair=True)  # a forget line from elsewhere: its text goes only when asked
+    assert "text that must go" in shard.read_text(encoding="utf-8") and not kept.ok
+    assert any("--repair --yes" in w for w in kept.warnings)
+    mem.doctor(repair=True, yes=True)
     assert "text that must go" not in shard.read_text(encoding="utf-8")
     assert mem.doctor().ok

@@ -105,7 +105,7 @@ def test_repair_strips_a_forgotten_notes_leftover_without_newline_and_backs_none
     with open(shard, "a", encoding="utf-8") as fh:
         fh.write(old_create)  # a merge from an older branch, its last line without a newline
     assert [p["code"] for p in mem.doctor().problems] == ["forgotten-leftovers"]
-    report = mem.doctor(repair=True)
+    report = mem.doctor(repair=True, yes=True)
     assert report.ok and report.repaired["removed_lines"] == 1
     assert "secret text" not in shard.read_text(encoding="utf-8")
     backup_dir = mem.memory_dir / ".cache" / "backup"

@@ -271,9 +271,10 @@ class Memory:
         """Rebuild the derived index from the shards: a `Reindexed`."""
         return self._ledger_notes().reindex(progress=progress)
 
-    def doctor(self, repair=False):
-        """Verify every shard (and with `repair` remove what an interrupted write left): a `DoctorReport`."""
-        return self._ledger_notes().doctor(repair=repair)
+    def doctor(self, repair=False, yes=False):
+        """Verify every shard (and with `repair` remove what an interrupted write left): a `DoctorReport`.
+        The text of notes a merged forget line forgot is deleted only with `yes` too."""
+        return self._ledger_notes().doctor(repair=repair, yes=yes)
 
     def diagnose(self, hosts: bool = True) -> list:
         """The whole setup, piece by piece (`setup_doctor.Finding`s): curated files, index, mirror, merge

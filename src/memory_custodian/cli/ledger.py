@@ -138,11 +138,11 @@ def reindex(fmt, project_root, memory_dir):
         echo(f"indexed {result['notes']} notes from {result['events']} events in {result['shards']} shard(s)")
 
 
-def doctor(repair, ledger_only, fmt, project_root, memory_dir):
+def doctor(repair, yes, ledger_only, fmt, project_root, memory_dir):
     from ..errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
-    report = _ledger_report(memory, repair)
+    report = _ledger_report(memory, repair, yes)
     setup = [] if ledger_only else [f.to_dict() for f in memory.diagnose()]
     failed = [f for f in setup if not f["ok"]]
     report["setup"] = setup
@@ -166,13 +166,13 @@ def doctor(repair, ledger_only, fmt, project_root, memory_dir):
         raise ProblemsFound(f"{len(report['remaining'])} ledger problem(s) found{hint}")
 
 
-def _ledger_report(memory, repair: bool) -> dict:
+def _ledger_report(memory, repair: bool, yes: bool) -> dict:
     """The ledger's own doctor report; a ledger that cannot even be opened is one problem, and the
     setup checks still run."""
     from ..errors import CustodianError, short_line
 
     try:
-        return memory.doctor(repair=repair).to_dict()
+        return memory.doctor(repair=repair, yes=yes).to_dict()
     except (CustodianError, OSError) as exc:
         problem = {"code": "ledger-unreadable", "message": short_line(exc), "where": None}
         return {"shards": 0, "events": 0, "notes": 0, "problems": [problem], "remaining": [problem], "ok": False,

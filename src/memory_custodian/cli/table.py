@@ -232,6 +232,8 @@ _TABLE = (
             "Check the whole setup: ledger shards and index, curated files, mirror, merge rules, hosts' wiring.",
             "memory-custodian doctor --repair", (
                 flag("--repair", "Remove torn tails and incomplete txns (with a backup) and rebuild the index."),
+                flag("--yes", "With --repair: also delete the text of notes a forget line from elsewhere (a merge) "
+                              "forgot — check who forgot what first."),
                 flag("--ledger-only", "Check only the ledger's shards, not the rest of the setup (quicker)."),
                 *DATA,
             ), "Ledger: torn lines, incomplete txns, versions, ops, illegal transitions, duplicates. Then one line per "

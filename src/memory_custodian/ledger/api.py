@@ -194,10 +194,10 @@ class LedgerNotes:
 
         return Reindexed(**self.index().rebuild(progress=progress))
 
-    def doctor(self, repair=False):
+    def doctor(self, repair=False, yes=False):
         from .doctor import run_doctor
 
-        return run_doctor(self.ledger(), repair=repair)
+        return run_doctor(self.ledger(), repair=repair, yes=yes)
 
 
 def _reason_text(reason, *, required: bool, op: str) -> str | None:

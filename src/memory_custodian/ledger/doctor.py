@@ -59,7 +59,7 @@ def _check(ledger: Ledger):
             "forgotten-leftovers",
             f"note #{note_id} was {forget_attribution(events, locations, note_id)}, and {len(evs)} event(s) with its "
             "text are still on disk (a merge from an older branch, or an interrupted forget) — check that forget "
-            "was meant (`git log -S` on its line), then `doctor --repair` strips them",
+            "was meant (`git log -S` on its line), then `doctor --repair --yes` strips them",
             where=locations.get(evs[0]["id"]), note=note_id, event=evs[0]["id"]))
     return events, notes, problems, extra, copies
 
@@ -153,7 +153,10 @@ class DoctorReport(Record):
         return data
 
 
-def run_doctor(ledger: Ledger, *, repair: bool = False) -> DoctorReport:
+def run_doctor(ledger: Ledger, *, repair: bool = False, yes: bool = False) -> DoctorReport:
+    """The ledger checked; with `repair`, fixed where that is safe. The text of a note a forget line
+    forgot (a line that arrived by a merge: a local forget strips at once) is deleted only with `yes`:
+    a forged forget line in a pull request must not delete a rule for good unasked."""
     from .index import Index
 
     dead_temps = dead_writer_temp_files(ledger)  # taking the lock sweeps them: say so
@@ -168,6 +171,12 @@ def run_doctor(ledger: Ledger, *, repair: bool = False) -> DoctorReport:
         kept = os.listdir(torn_dir) if os.path.isdir(torn_dir) else []
         report["trimmed_earlier"] = sorted(n for n in kept if not n.startswith("."))
         if repair:
+            if extra and not yes:
+                report["warnings"].append(
+                    f"kept the text of {len(extra)} forgotten note(s): a forget line that came from elsewhere "
+                    "deletes text only with `doctor --repair --yes` (check who forgot what, above, first)")
+                problems = [p for p in problems if p.code != "forgotten-leftovers"]
+                extra = {}
             if any(p.code in REPAIRABLE for p in problems) or _identical_duplicates(problems, copies):
                 report["repaired"] = _repair(ledger, events, problems, extra, copies)
             from ..errors import CustodianError
