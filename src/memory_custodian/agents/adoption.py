@@ -150,7 +150,9 @@ def _flags(memory, entries, sessions, now_iso: str, memory_in_use) -> list[str]:
     flags.extend(_unread(memory, entries))
     hooks = [e["at"] for e in entries if e.get("kind") == "hook"]
     if hooks:
-        days = (iso_seconds(now_iso) - iso_seconds(hooks[-1])) // 86400
+        from ..ledger.ids import iso_to_ms
+
+        days = (iso_to_ms(now_iso) - iso_to_ms(hooks[-1])) // 86_400_000
         if days >= QUIET_DAYS:
             flags.append(f"no hook has fired for {days} days (last {hooks[-1][:10]}): the hook wiring may be "
                          "broken — run `memory-custodian doctor`")
@@ -180,13 +182,3 @@ def _unread(memory, entries) -> list[str]:
             continue  # forgotten since: nothing left to read
         out.append(f"{kind} #{note_id} injected {n} times, never expanded")
     return out
-
-
-def iso_seconds(iso: str) -> int:
-    """Seconds since the epoch of an ISO UTC time (calendar and datetime cost `status` ~5 ms to import)."""
-    y, m, d = int(iso[0:4]), int(iso[5:7]), int(iso[8:10])
-    y -= m <= 2  # days from civil (H. Hinnant): the year starts in March, so leap days fall last
-    era = y // 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    days = era * 146097 + (y - era * 400) * 365 + (y - era * 400) // 4 - (y - era * 400) // 100 + doy - 719468
-    return days * 86400 + int(iso[11:13]) * 3600 + int(iso[14:16]) * 60 + int(iso[17:19])

@@ -174,11 +174,14 @@ def _on_start(memory, state, task: str, limit: int, problems: list, measure: str
 
 
 def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars") -> str:
+    import time
+
     from ..curated.cutting import lines_part
     from ..textsafe import host_length
     from .cold_index import cold, start_building
+    from .usage_log import iso_at
 
-    at = _now_iso()  # before reading: a note changed while we read counts as changed
+    at = iso_at(time.time())  # before reading: a note changed while we read counts as changed
     waiting = cold(memory)
     if waiting:  # a fresh clone: never make the session wait for the index (`cold_index.py`)
         _guarded(problems, "background indexing", start_building, memory)
@@ -219,13 +222,6 @@ def _shown(result) -> list[tuple[str, bool]]:
         for note_id in section.note_ids:
             shown[note_id] = shown.get(note_id, False) or full
     return list(shown.items())
-
-
-def _now_iso() -> str:
-    import time
-
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
 
 
 TASKS_TITLE = "Open tasks (most recent first)"  # the session-start pack lists them last, under this heading
