@@ -96,7 +96,9 @@ def _cache_findings(memory, git) -> list[Finding]:
     if os.path.exists(cache) and not os.path.isdir(cache):
         return [Finding("cache folder", False, f"{os.path.relpath(cache, memory.root_str)} is a file, not a folder",
                         "move the file away, then run `memory-custodian init` (the cache is rebuilt)")]
-    probe = os.path.relpath(os.path.join(cache, "index.sqlite"), memory.root_str)
+    from .ledger.model import INDEX_FILE
+
+    probe = os.path.relpath(os.path.join(cache, INDEX_FILE), memory.root_str)
     if git is not None:
         ignored = git(memory.root_str, "check-ignore", "-q", "--no-index", probe, check=False).returncode == 0
     else:

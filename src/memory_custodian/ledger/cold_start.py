@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import os
 
-INDEX_FILE = "index.sqlite"
+from ..fsutil import CACHE_DIR
+from .model import INDEX_FILE
+
 NOTE_KEY = b'"note":"'
-PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 
 
 def index_is_cold(memory_dir: str) -> bool:
     """Whether there is no index yet (a fresh clone, or a deleted cache)."""
-    return not os.path.exists(os.path.join(memory_dir, ".cache", INDEX_FILE))
+    return not os.path.exists(os.path.join(memory_dir, CACHE_DIR, INDEX_FILE))
 
 
 def _note_of(line: bytes) -> bytes | None:
@@ -32,6 +33,7 @@ def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
 
     from .fold import replay
     from .inputs import current_branch
+    from .ranking import PRIORITY_ORDER
     from .store import Ledger, split_shard
 
     ledger = Ledger(memory_dir)
@@ -57,5 +59,5 @@ def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
             if note.branch != branch:
                 continue
         found.append((note, state))
-    found.sort(key=lambda pair: (PRIORITY_RANK.get(pair[0].priority, 9), pair[0].created_at, pair[0].id))
+    found.sort(key=lambda pair: (PRIORITY_ORDER.get(pair[0].priority, 9), pair[0].created_at, pair[0].id))
     return found
