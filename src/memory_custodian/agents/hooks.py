@@ -190,7 +190,9 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
     if not result.modules and not result.sections:
         return ""  # nothing could load: the problem line says why
-    ledger_broken = any(p.startswith(("ledger notes:", "ledger index:")) for p in result.problems)
+    from ..curated.reading import LEDGER_PARTS
+
+    ledger_broken = any(p.startswith(LEDGER_PARTS) for p in result.problems)
     tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _open_tasks, memory) or [])
     if problems:  # room for the problem line, which goes first
         limit -= host_length(problem_line(problems, memory.root_str), measure) + 2

@@ -146,6 +146,10 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
                       omissions, warnings, rendered, names_only, problems)
 
 
+# the parts a ledger fault is named under in `ReadResult.problems` (the hooks skip ledger work after one)
+LEDGER_PARTS = ("ledger notes:", "ledger index:")
+
+
 def _directives_without_index(memory, budgets: dict, exc: Exception, was_cold: bool, problems: list) -> list:
     """After a ledger fault, the directives read straight from the shards (they need no index: a
     read-only checkout, a damaged `.cache/`); each fault is named in `problems`."""
