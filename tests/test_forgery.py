@@ -110,3 +110,22 @@ def test_the_claude_session_start_cap_counts_utf16_units(tmp_path, monkeypatch):
     context = _hook(tmp_path, "SessionStart")
     units = len(context.encode("utf-16-le")) // 2
     assert len(context) < units <= cap, (len(context), units)
+
+
+def test_the_claude_repack_after_compaction_counts_utf16_units(tmp_path, monkeypatch):
+    from memory_custodian.agents import hooks
+    from memory_custodian.agents.hosts import claude
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    brief = tmp_path / "docs/memory/brief.md"
+    brief.write_text(brief.read_text(encoding="utf-8") + "".join(f"- point {i}: {'🚀🧪📦🔐' * 15}\n" for i in range(400)),
+                     encoding="utf-8")
+    cap = 4_700
+    monkeypatch.setattr(claude.HOST, "start_max_chars", cap)
+    _hook(tmp_path, "SessionStart")
+    _hook(tmp_path, "PreCompact")
+    context = _hook(tmp_path, "UserPromptSubmit")  # the pack alone (no ledger notes match): it is sent again
+    units = len(context.encode("utf-16-le")) // 2
+    # the re-sent pack leaves the prompt's lines their room under the cap, in the host's unit
+    assert "🚀" in context and len(context) < units <= cap - hooks.PROMPT_BLOCK_CHARS, (len(context), units)

@@ -63,7 +63,7 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
             context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems, spec.measure)
         elif hook.action == "prompt":
             context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars,
-                                 problems)
+                                 problems, spec.measure)
         elif hook.action == "file":
             context = _guarded(problems, "gotchas", _on_file, memory, state,
                                _touched(spec, hook, memory.root_str), spec.max_context_chars) or ""
@@ -249,7 +249,7 @@ def _open_tasks(memory) -> list[tuple[str, str | None]]:
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
 
-def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems: list) -> str:
+def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems: list, measure: str = "chars") -> str:
     state.keep_message(prompt, now)
     state.new_turn()
     told = state.data.pop("problems", None)
@@ -259,7 +259,7 @@ def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems:
     if state.data.get("repack"):
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
-        blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS))
+        blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS, measure))
     from .cold_index import WAITING, cold
 
     if prompt.strip() and cold(memory):
