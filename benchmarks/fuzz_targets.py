@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from fuzz_harness import (JSON_SCALARS, JSON_VALUES, REPO, SLOW_CASE_S, Bug, expect_result_or_error, make_project,
                           mutated_lines, snapshot, text_like)
+from fuzz_hostile import check_hostile, hostile_inputs
 from memory_custodian.agents.hosts import HOSTS
 from memory_custodian.errors import CustodianError
 
@@ -428,6 +429,7 @@ def build_targets(ctx) -> dict:
         "secrets_scan": (st.one_of(st.text(max_size=500), st.lists(st.sampled_from(SECRETISH), max_size=200).map("".join)),
                          check_secrets_scan),
         "globs": (st.lists(st.sampled_from(GLOB_PARTS), max_size=12).map("".join), check_globs),
+        "hostile_inputs": (hostile_inputs(), check_hostile),
     }
 
 

@@ -28,7 +28,8 @@ fuzz = _load_fuzz()
 # Pure parsers are cheap: more cases. Project-level targets write files: fewer.
 EXAMPLES = {"manifest": 40, "markdown_units": 40, "ledger_lines": 40, "ledger_replay": 20, "edit_buffer": 20,
             "truth_file": 25, "config": 25, "hook_payload": 20, "mcp_arguments": 20, "curated_read": 8,
-            "curated_add": 15, "curated_forget": 15, "ledger_remember": 15, "secrets_scan": 40, "globs": 40}
+            "curated_add": 15, "curated_forget": 15, "ledger_remember": 15, "secrets_scan": 40, "globs": 40,
+            "hostile_inputs": 15}
 
 
 @pytest.fixture(scope="module")

@@ -190,3 +190,28 @@ def test_the_text_columns_are_the_full_text_columns_in_order():
     from memory_custodian.ledger import index_rows, ranking
 
     assert index_rows.TEXT_COLUMNS + ("subtokens",) == ranking.FTS_COLUMNS
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("table", ["notes", "events", "note_text", "notes_fts"])
+def test_a_table_dropped_under_an_open_connection_is_rebuilt_by_every_reader(tmp_path, table):
+    """A long-lived process (the MCP server, the viewer) keeps its connection while someone damages
+    the file: each reader rebuilds the cache once instead of failing, and `reindex` repairs it."""
+    import sqlite3
+
+    from memory_custodian.memory import Memory
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    note = memory.remember("Round refunds half-even in the payments module", kind="directive")
+    readers = {"recall": lambda: [h.note.id for h in memory.recall("refunds").hits],
+               "read": lambda: note.id in memory.read("implementation").rendered,
+               "expand": lambda: bool(memory.expand([note.id])), "notes": lambda: [n.id for n in memory.notes()],
+               "history": lambda: bool(memory.history(note.id)), "reindex": lambda: memory.reindex().notes}
+    expected = {name: read() for name, read in readers.items()}
+    for name, read in readers.items():
+        with sqlite3.connect(tmp_path / "docs/memory/.cache/index.sqlite") as db:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        assert read() == expected[name], name

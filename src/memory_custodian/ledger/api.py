@@ -158,27 +158,28 @@ class LedgerNotes:
 
     def notes(self, *, include_forgotten=False):
         index = self.index()
-        return [n for n in index.all_notes() if include_forgotten or n.state != "forgotten"]
+        return [n for n in index.guarded(index.all_notes) if include_forgotten or n.state != "forgotten"]
 
     def note(self, id_or_prefix):
         index = self.index()
-        return index.get_note(self.resolve(id_or_prefix, index))
+        return index.guarded(lambda: index.get_note(self.resolve(id_or_prefix, index)))
 
     def history(self, note_id):
         from .results import History
 
         index = self.index()
-        return History(index.note_events(self.resolve(note_id, index)))
+        return History(index.guarded(lambda: index.note_events(self.resolve(note_id, index))))
 
     def events_since(self, event_id: str | None = None) -> list[dict]:
-        return self.index().events_after(event_id)
+        index = self.index()
+        return index.guarded(lambda: index.events_after(event_id))
 
     def expand(self, ids):
         from .frames import expand_notes
         from .results import Expansion
 
         index = self.index()
-        return Expansion(expand_notes(index, [self.resolve(i, index) for i in ids]))
+        return Expansion(index.guarded(lambda: expand_notes(index, [self.resolve(i, index) for i in ids])))
 
     def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
                counts=True, ids=True):

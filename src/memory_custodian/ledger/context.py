@@ -97,13 +97,17 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
 
     if not Ledger(memory.memory_dir_str).shards():
         return []
-    from .recall import run_recall
-
     limits = {**DEFAULT_BUDGETS, **(budgets or {})}
     # the Memory's own index connection, caught up: a session-start hook then opens one connection,
     # not one for the pack and one for its recall
     index = memory.index()
-    root = memory.root_str
+    # a cache damaged under an open connection is rebuilt and the sections read again, once
+    return index.guarded(lambda: _sections(index, memory.root_str, paths, query, limits))
+
+
+def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict) -> list:
+    from .recall import run_recall
+
     sections = []
     directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
     left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")

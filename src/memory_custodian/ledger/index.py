@@ -60,11 +60,16 @@ def _query_paths(text: str) -> tuple:
 
 
 def _is_damaged(exc: BaseException) -> bool:
-    """SQLite's words for a file whose pages cannot be trusted (not: locked, full, read-only)."""
+    """SQLite's words for a file whose pages cannot be trusted (not: locked, full, read-only).
+
+    Every statement is ours, so a table or column it cannot find was dropped or altered by hand
+    (or by a process that still had the file open): the schema is as damaged as a bad page.
+    """
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     text = str(exc).lower()
-    return "malformed" in text or "not a database" in text or "disk image" in text
+    return any(words in text for words in ("malformed", "not a database", "disk image", "no such table",
+                                           "no such column"))
 
 
 class Index:
@@ -323,7 +328,19 @@ class Index:
         db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
 
     def rebuild(self, progress=None) -> dict:
-        """Rebuild from the shards (under a write transaction; readers keep the old state until commit)."""
+        """Rebuild from the shards (under a write transaction; readers keep the old state until commit).
+
+        A damaged cache is deleted and built afresh: `reindex` is the repair, so it cannot refuse one.
+        """
+        try:
+            return self._rebuild(progress)
+        except Refused as exc:
+            if not _is_damaged(exc.__cause__):
+                raise
+        self.discard()
+        return self._rebuild(progress)
+
+    def _rebuild(self, progress) -> dict:
         self._meta = None
         self._current_sig = None
         try:
