@@ -60,7 +60,8 @@ OLD_PRIORS = {
 }
 WEIGHTS_3 = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
 # the knobs added for conversational memory, off: every earlier variant is measured without them
-SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3}
+SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3,
+                 "USE_EXPANSION": False}
 INITIAL = {  # the ranker as the ledger issue first shipped it
     **SOFTWARE_ONLY,
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
@@ -84,7 +85,8 @@ VARIANTS: dict[str, dict] = {
     "+kind/priority priors": {**SOFTWARE_ONLY, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
     "+drop-extensions": {**SOFTWARE_ONLY, "PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
     "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
-    "current": {},  # + question words as query stop words, irregular word forms: the committed ranking.py
+    "+query-words": {"USE_EXPANSION": False},  # + question words as query stop words, irregular word forms
+    "current": {},  # + re-ranking by WordNet's related words at weight 0.35: the committed ranking.py
     "current + semantic": {"SEMANTIC": True},  # + the optional channel fused in (pip install -e '.[semantic]')
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
@@ -92,6 +94,17 @@ VARIANTS: dict[str, dict] = {
 # weight 1.5 (software train +1.0, test flat), body weight 1.5 (flat everywhere);
 # task words as stop words (train +0.9 pt then flat, test flat), synonym caps counting distinct
 # stems (train -1.3 to -2.3 pt), query terms of 4, 5 or 6+ letters as prefixes (train flat or worse).
+# WordNet expansion, tuned on train (software / conversation train R@10): weight 0.15, 0.25, 0.5, 0.7
+# (0.740/0.731, 0.745/0.735, 0.736/0.716, 0.727/0.716 against 0.745/0.735 at 0.35, and R@5/MRR below);
+# 12 words a term (0.740/0.672) or 24 (0.748/0.690) instead of 40; one or two senses instead of three;
+# a two-word lemma's words as expansions (R@10 flat, R@5 -1.1, MRR -2.2 on conversation); words of
+# more than 8/12/16/24 senses left unexpanded (conversation -7.5/-6.7/-3.0/0 pt); no WordNet words
+# for a term the software synonyms expand (conversation -0.8); none for queries of more than 2..6
+# terms (flat or worse); notes only the expansion finds as candidates (software -0.1, conversation flat,
+# and `matched` would count thesaurus matches).
+EXPANSION_VARIANTS = {"rejected: expansion weight 0.5": {"EXPANSION_WEIGHT": 0.5},
+                      "rejected: expansion weight 0.15": {"EXPANSION_WEIGHT": 0.15}}
+VARIANTS.update(EXPANSION_VARIANTS)
 
 
 @contextmanager

@@ -44,9 +44,15 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     text = require_utf8(query, "QUERY").strip() if isinstance(query, str) and query.strip() else None
     words = ranking.match_words(text) if text else []
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
-    return RecallQuery(text=text, words=words, broad=broad, kinds=kinds, tags=tags, paths=paths, near_paths=near_paths,
-                       exclude_ids=tuple(exclude_ids), states=tuple(states), want_states=tuple(states) or DEFAULT_STATES,
-                       include_all=include_all, limit=limit, now=now, root=root, accounting=ACCOUNTING[counts], ids=ids)
+    expansion = None
+    if broad is not None and ranking.USE_EXPANSION and ACCOUNTING[counts] == "full":
+        from .query_expand import build_expansion
+
+        expansion = build_expansion(text, words)
+    return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, kinds=kinds, tags=tags, paths=paths,
+                       near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),
+                       want_states=tuple(states) or DEFAULT_STATES, include_all=include_all, limit=limit, now=now,
+                       root=root, accounting=ACCOUNTING[counts], ids=ids)
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,

@@ -162,13 +162,32 @@ def memory_rows(index, plan):
     return scan
 
 
+def expanded(plan, scan):
+    """`scan` with the query's expansion added: a note the query matches gains `ranking.EXPANSION_WEIGHT`
+    times its score on the expansion's MATCH. A note only the expansion finds is no candidate, so a
+    thesaurus word never outranks the query's own and `matched` counts what the query matched."""
+    expansion = plan.ask.expansion
+    if expansion is None:
+        return scan
+    weight = ranking.EXPANSION_WEIGHT
+
+    def scan_expanded(match_expr):
+        rows = {r[0]: r for r in scan(match_expr)}
+        for r in scan(expansion):
+            own = rows.get(r[0])
+            if own is not None:
+                rows[r[0]] = (r[0], (own[1] or 0.0) + weight * (r[1] or 0.0), *own[2:])
+        return list(rows.values())
+    return scan_expanded
+
+
 def scan_in_memory(index, plan, result):
     # the metadata holds no NULLs (see Index.note_meta): plain item keys order as SQL's do
-    return _rank_in_python(index, plan, result, memory_rows(index, plan), keys=(_ID, _RANK))
+    return _rank_in_python(index, plan, result, expanded(plan, memory_rows(index, plan)), keys=(_ID, _RANK))
 
 
 def scan_sql_once(index, plan, result):
-    return _rank_in_python(index, plan, result, sql_rows(index, plan))
+    return _rank_in_python(index, plan, result, expanded(plan, sql_rows(index, plan)))
 
 
 def _ranked(index, plan, cap: int):
