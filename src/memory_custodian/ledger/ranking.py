@@ -79,9 +79,10 @@ FILE_EXTENSIONS = frozenset("py pyi ts tsx js jsx mjs md json yaml yml toml txt 
 DROP_EXTENSIONS = True
 
 # The notes a query matches are re-ranked by the words a general English thesaurus relates to its
-# words (`query_expand.py`): their BM25 is added at this weight. Full-account callers only.
+# words (`query_expand.py`): their BM25 is added at this weight, shared among the query's terms past
+# the first (`query_expand.build_expansion`). Full-account callers only.
 USE_EXPANSION = True
-EXPANSION_WEIGHT = 0.35
+EXPANSION_WEIGHT = 0.25
 
 # Paths a caller passes also match notes anchored there, even with no query word in common.
 MATCH_PATHS = True

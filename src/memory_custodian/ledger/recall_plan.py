@@ -21,7 +21,7 @@ FTS_SOURCE = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
 
 class RecallQuery(Record):
     """What was asked, checked: `text` and its MATCH `words`/`broad` (None without a query) and
-    `expansion` (the thesaurus words' MATCH, or None), the filters, the cutoff, the states asked
+    `expansion` (the thesaurus words' MATCH, weight and words, or None), the filters, the cutoff, the states asked
     for and so wanted (`want_states`), the time, and how much to account for: "full" (counts and
     exclusions), "matched" (the hits and how many matched) or "hits" (the hits only)."""
 

@@ -127,6 +127,13 @@ def _bm25_scores(index, ask, match_expr: str) -> dict:
     return scored
 
 
+def _expansion_scores(index, expansion) -> dict:
+    """{rowid: BM25} for the expansion's MATCH: from the in-memory postings (a plain OR of words)."""
+    postings = index.postings()
+    scored = postings.scores([(w, False) for w in expansion[2]]) if postings is not None else None
+    return _fts_scores(index.db, expansion[0]) if scored is None else scored
+
+
 def memory_rows(index, plan):
     """`sql_rows` without the join: BM25 from the in-memory postings (the broad tier) or FTS5 (any
     tier), the priors, state and scope from the in-memory metadata, kinds filtered in memory and
@@ -141,7 +148,12 @@ def memory_rows(index, plan):
     priors: dict = {}
 
     def scan(match_expr):
-        scored = _bm25_scores(index, ask, match_expr) if match_expr == ask.broad else _fts_scores(db, match_expr)
+        if match_expr == ask.broad:
+            scored = _bm25_scores(index, ask, match_expr)
+        elif ask.expansion is not None and match_expr == ask.expansion[0]:
+            scored = _expansion_scores(index, ask.expansion)
+        else:
+            scored = _fts_scores(db, match_expr)
         rows = []
         append = rows.append
         for rowid, bm25 in scored.items():
@@ -163,13 +175,12 @@ def memory_rows(index, plan):
 
 
 def expanded(plan, scan):
-    """`scan` with the query's expansion added: a note the query matches gains `ranking.EXPANSION_WEIGHT`
+    """`scan` with the query's expansion added: a note the query matches gains the expansion's weight
     times its score on the expansion's MATCH. A note only the expansion finds is no candidate, so a
     thesaurus word never outranks the query's own and `matched` counts what the query matched."""
-    expansion = plan.ask.expansion
-    if expansion is None:
+    if plan.ask.expansion is None:
         return scan
-    weight = ranking.EXPANSION_WEIGHT
+    expansion, weight, _ = plan.ask.expansion
 
     def scan_expanded(match_expr):
         rows = {r[0]: r for r in scan(match_expr)}
