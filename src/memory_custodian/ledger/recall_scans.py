@@ -9,6 +9,7 @@ without a query (`scan_browse`), and the general case, a ranked page plus one co
 
 from __future__ import annotations
 
+import json
 from operator import itemgetter
 
 from . import ranking
@@ -99,12 +100,16 @@ def _rank_in_python(index, plan, result, scan, keys=None):
 
 
 def sql_rows(index, plan):
-    """`scan(match)`: the candidate rows of `plan` for one MATCH, scored in SQL."""
+    """`scan(match, only=None)`: the candidate rows of `plan` for one MATCH, scored in SQL; `only`:
+    the note ids to score, when the caller needs no others (BM25 is paid per row returned)."""
     sql = (f"SELECT n.id, {plan.score}, {EFFECTIVE_STATE}, {IN_SCOPE}, n.created_at, n.created_event "
            f"FROM {plan.source} WHERE {plan.base} AND notes_fts MATCH :match")
+    only_sql = sql + " AND n.id IN (SELECT value FROM json_each(:only))"
 
-    def scan(match_expr):
-        return index.db.execute(sql, dict(plan.params, match=match_expr)).fetchall()
+    def scan(match_expr, only=None):
+        if only is None:
+            return index.db.execute(sql, dict(plan.params, match=match_expr)).fetchall()
+        return index.db.execute(only_sql, dict(plan.params, match=match_expr, only=json.dumps(only))).fetchall()
     return scan
 
 
@@ -147,7 +152,7 @@ def memory_rows(index, plan):
     kinds, now, score_of = ask.kinds, ask.now, ranking.score
     priors: dict = {}
 
-    def scan(match_expr):
+    def scan(match_expr, only=None):  # `only` as in `sql_rows`: the postings cost no more for all
         if match_expr == ask.broad:
             scored = _bm25_scores(index, ask, match_expr)
         elif ask.expansion is not None and match_expr == ask.expansion[0]:
@@ -184,7 +189,7 @@ def expanded(plan, scan):
 
     def scan_expanded(match_expr):
         rows = {r[0]: r for r in scan(match_expr)}
-        for r in scan(expansion):
+        for r in scan(expansion, only=sorted(rows)):
             own = rows.get(r[0])
             if own is not None:
                 rows[r[0]] = (r[0], (own[1] or 0.0) + weight * (r[1] or 0.0), *own[2:])
