@@ -8,6 +8,8 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,9 +65,10 @@ def test_the_query_word_outranks_the_word_it_stands_for(tmp_path):
 
 
 def test_hooks_and_code_queries_are_not_expanded():
-    assert check_query("Jonah car", counts="matched").expansion is None
-    assert check_query("Jonah car", counts=False).expansion is None
-    assert check_query("Jonah car", counts=True).expansion is not None
+    assert check_query("Jonah car", counts="matched", expand=True).expansion is None
+    assert check_query("Jonah car", counts=False, expand=True).expansion is None
+    assert check_query("Jonah car", counts=True, expand=False).expansion is None  # the context pack
+    assert check_query("Jonah car", counts=True, expand=True).expansion is not None
     assert query_expand.expansion_words("why does RouteScheduler hang", [])[0] == []
 
 
@@ -93,7 +96,7 @@ def test_both_scan_forms_score_the_expanded_rows_alike(tmp_path):
     index.catch_up()
     compared = 0
     for line in (CONVERSATION / "truth-train.jsonl").read_text(encoding="utf-8").splitlines()[:60]:
-        ask = check_query(json.loads(line)["query"], now=NOW, root=str(root))
+        ask = check_query(json.loads(line)["query"], now=NOW, root=str(root), expand=True)
         if ask.expansion is None:
             continue
         plan = plan_recall(index, ask)
@@ -117,3 +120,21 @@ def test_the_table_is_sorted_complete_and_small():
         word, _, rest = line.partition("\t")
         assert query_expand.entry(word) == tuple(rest.split(" "))
     assert os.path.exists(os.path.join(os.path.dirname(query_expand.TABLE), "WORDNET-LICENSE"))
+
+
+def test_the_context_pack_never_loads_the_table(tmp_path):
+    script = (
+        "import sys\n"
+        "from memory_custodian.memory import Memory\n"
+        "from memory_custodian.ledger.context import ledger_sections\n"
+        f"m = Memory.open({str(tmp_path)!r}); m.init()\n"
+        "m.remember('Jonah bought an automobile', kind='finding', title='Jonah news')\n"
+        "sections = ledger_sections(m, task='default', query='Jonah car')\n"
+        "assert sections\n"
+        "print('memory_custodian.ledger.query_expand' in sys.modules)\n"
+        "m.recall('Jonah car')\n"
+        "print('memory_custodian.ledger.query_expand' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
