@@ -60,7 +60,8 @@ OLD_PRIORS = {
 }
 WEIGHTS_3 = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
 # the knobs added for conversational memory, off: every earlier variant is measured without them
-SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3}
+SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3,
+                 "USE_EXPANSION": False}
 INITIAL = {  # the ranker as the ledger issue first shipped it
     **SOFTWARE_ONLY,
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
@@ -84,7 +85,8 @@ VARIANTS: dict[str, dict] = {
     "+kind/priority priors": {**SOFTWARE_ONLY, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
     "+drop-extensions": {**SOFTWARE_ONLY, "PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
     "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
-    "current": {},  # + question words as query stop words, irregular word forms: the committed ranking.py
+    "+query-words": {"USE_EXPANSION": False},  # + question words as query stop words, irregular word forms
+    "current": {},  # + re-ranking by WordNet's related words (weight 0.25 shared): the committed ranking.py
     "current + semantic": {"SEMANTIC": True},  # + the optional channel fused in (pip install -e '.[semantic]')
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
@@ -92,6 +94,26 @@ VARIANTS: dict[str, dict] = {
 # weight 1.5 (software train +1.0, test flat), body weight 1.5 (flat everywhere);
 # task words as stop words (train +0.9 pt then flat, test flat), synonym caps counting distinct
 # stems (train -1.3 to -2.3 pt), query terms of 4, 5 or 6+ letters as prefixes (train flat or worse).
+# WordNet expansion, tuned on train (software / conversation train R@10, before the weight was
+# shared): weight 0.15, 0.25, 0.5, 0.7 (0.740/0.731, 0.745/0.735, 0.736/0.716, 0.727/0.716 against
+# 0.745/0.735 at 0.35, R@5 and MRR below); 12 words a term (0.740/0.672) or 24 (0.748/0.690) instead
+# of 40; a two-word lemma's words as expansions (R@10 flat, conversation R@5 -1.1, MRR -2.2); words
+# of more than 8/12/16/24 senses left unexpanded (conversation -7.5/-6.7/-3.0/0 pt); no WordNet words
+# for a term the software synonyms expand (conversation -0.8); none for queries of more than 2..6
+# terms (flat or worse); notes only the expansion finds as candidates (software -0.1); the bonus
+# capped at 0.5/1/2 times the note's own score (flat; software train at 8,541 notes still -3.0).
+# The weight unshared (0.35 whatever the query's length) lost software train at 8,541 notes
+# 0.668 -> 0.638; shared among the terms past the first, 0.668 (and test 0.628 -> 0.656). Shared,
+# retuned on train: 0.1/0.15/0.2/0.3/0.35/0.45/0.6 (0.744/0.713, 0.749/0.731, 0.749/0.735,
+# 0.745/0.735, 0.745/0.735, 0.740/0.735, 0.741/0.735) against 0.749/0.735 at 0.25.
+# Also measured and rejected on the conversational shape: person names (capitalised inside a
+# sentence) added again at weight 0.25/0.5/1 (train R@10 flat; test R@10 flat at 1.0, R@5 +2.9,
+# MRR +3.2 on conversation, software flat); a NEAR bonus for adjacent query terms at span 2 or 5,
+# weight 0.25..1 (software train -0.5 to -1.9 pt, conversation flat). Dates and relative time:
+# no query of either train split names one (0 conversational, 2 software), so nothing to measure.
+EXPANSION_VARIANTS = {"rejected: expansion weight 0.1": {"EXPANSION_WEIGHT": 0.1},
+                      "rejected: expansion weight 0.45": {"EXPANSION_WEIGHT": 0.45}}
+VARIANTS.update(EXPANSION_VARIANTS)
 
 
 @contextmanager

@@ -15,13 +15,15 @@ NOW = "2026-12-01T00:00:00.000Z"  # the truth set's reference time (task checkpo
 # The CI floor: recall@10 on the held-out test split, as achieved by the committed ranker, minus a
 # small margin. A ranking change that loses more than the margin fails the build; one that gains
 # should raise this number.
+# The thesaurus re-ranking left the software set where it was (0.710; 0.721 with the semantic
+# channel) and raised the conversational one (0.540 -> 0.633; 0.640 -> 0.698).
 TEST_SPLIT_RECALL_AT_10 = 0.710
 FLOOR = round(TEST_SPLIT_RECALL_AT_10 - 0.02, 3)
 # the same for the conversational truth set (benchmarks/conversation/), and for both sets with the
 # optional semantic channel (checked only where it is installed)
 CONVERSATION = REPO / "benchmarks" / "conversation"
-FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.540 - 0.02, 3))}
-SEMANTIC_FLOORS = {"software": (BENCH, round(0.721 - 0.02, 3)), "conversation": (CONVERSATION, round(0.640 - 0.02, 3))}
+FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.633 - 0.02, 3))}
+SEMANTIC_FLOORS = {"software": (BENCH, round(0.721 - 0.02, 3)), "conversation": (CONVERSATION, round(0.698 - 0.02, 3))}
 
 
 @pytest.fixture

@@ -78,6 +78,12 @@ FILE_EXTENSIONS = frozenset("py pyi ts tsx js jsx mjs md json yaml yml toml txt 
                             "sql tf cfg ini lock xml".split())
 DROP_EXTENSIONS = True
 
+# The notes a query matches are re-ranked by the words a general English thesaurus relates to its
+# words (`query_expand.py`): their BM25 is added at this weight, shared among the query's terms past
+# the first (`query_expand.build_expansion`). Full-account callers only.
+USE_EXPANSION = True
+EXPANSION_WEIGHT = 0.25
+
 # Paths a caller passes also match notes anchored there, even with no query word in common.
 MATCH_PATHS = True
 
@@ -291,7 +297,7 @@ def capped_synonyms(term: str) -> tuple[str, ...]:
 PRECISE_NO_SYNONYMS = True
 
 
-def _names_code(query: str) -> bool:
+def names_code(query: str) -> bool:
     return any(_compound_parts(run) for run in _RUN_RE.findall(query or ""))
 
 
@@ -313,7 +319,7 @@ def match_words(query: str) -> list[tuple[str, bool]]:
         for tok in terms:
             for form in word_forms(tok):
                 add(form)
-    if USE_SYNONYMS and not (PRECISE_NO_SYNONYMS and _names_code(query)):
+    if USE_SYNONYMS and not (PRECISE_NO_SYNONYMS and names_code(query)):
         for tok in terms:
             for syn in capped_synonyms(tok):
                 for piece in split_identifier(syn):

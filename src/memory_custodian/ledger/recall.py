@@ -17,14 +17,15 @@ from .recall_scans import choose_scan
 
 # what a caller's `counts` asks to account for (see RecallQuery)
 ACCOUNTING = {True: "full", "matched": "matched", False: "hits"}
-# The semantic channel (`semantic.py`, when installed) serves the callers that ask for the full
-# account: `recall`, the MCP server, `eval`. The hooks ask for less and stay within their budget.
+# The semantic channel (`semantic.py`, when installed) and the thesaurus serve the callers that ask
+# for the full account: `recall`, the MCP server, `eval`. The hooks ask for less and stay within their budget.
 SEMANTIC_ACCOUNTING = "full"
 
 
 def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
-                root=None, near_paths=(), exclude_ids=(), counts=True, ids=True) -> RecallQuery:
-    """The query `run_recall` is asked, checked: bad input is refused here, before anything is read."""
+                root=None, near_paths=(), exclude_ids=(), counts=True, ids=True, expand=False) -> RecallQuery:
+    """The query `run_recall` is asked, checked: bad input is refused here, before anything is read.
+    `expand`: re-rank by the thesaurus (`query_expand.py`) when the caller asks for the full account."""
     from .ids import now_iso
     from .inputs import clean_limit, clean_paths, clean_tags, require_utf8
 
@@ -44,9 +45,15 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     text = require_utf8(query, "QUERY").strip() if isinstance(query, str) and query.strip() else None
     words = ranking.match_words(text) if text else []
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
-    return RecallQuery(text=text, words=words, broad=broad, kinds=kinds, tags=tags, paths=paths, near_paths=near_paths,
-                       exclude_ids=tuple(exclude_ids), states=tuple(states), want_states=tuple(states) or DEFAULT_STATES,
-                       include_all=include_all, limit=limit, now=now, root=root, accounting=ACCOUNTING[counts], ids=ids)
+    expansion = None
+    if expand and broad is not None and ranking.USE_EXPANSION and ACCOUNTING[counts] == SEMANTIC_ACCOUNTING:
+        from .query_expand import build_expansion
+
+        expansion = build_expansion(text, words)
+    return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, kinds=kinds, tags=tags, paths=paths,
+                       near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),
+                       want_states=tuple(states) or DEFAULT_STATES, include_all=include_all, limit=limit, now=now,
+                       root=root, accounting=ACCOUNTING[counts], ids=ids)
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
@@ -60,11 +67,13 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     or why: one count query instead of reading every match (40 -> 14 ms at 7,490 notes);
     `RecallResult.excluded_counted` is then False.
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
-    `semantic=True` fuses in the semantic channel when it is installed and enabled and the caller
-    asks for the full account (`RecallResult.channels` then names both channels).
+    `semantic=True` (`Memory.recall`: the CLI, the MCP server, `eval`; not the context pack) re-ranks
+    by the thesaurus and fuses in the semantic channel when it is installed and enabled, both only
+    when the caller asks for the full account (`RecallResult.channels` then names both channels).
     """
     ask = check_query(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit, include_all=include_all,
-                      now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids)
+                      now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids,
+                      expand=semantic)
     result = RecallResult(query=ask.text, filters=ask.filters(), accounting=ask.accounting)
     if ask.text and ask.broad is None:
         return result  # a query of nothing FTS5 can match

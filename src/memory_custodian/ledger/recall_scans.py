@@ -9,6 +9,7 @@ without a query (`scan_browse`), and the general case, a ranked page plus one co
 
 from __future__ import annotations
 
+import json
 from operator import itemgetter
 
 from . import ranking
@@ -99,12 +100,16 @@ def _rank_in_python(index, plan, result, scan, keys=None):
 
 
 def sql_rows(index, plan):
-    """`scan(match)`: the candidate rows of `plan` for one MATCH, scored in SQL."""
+    """`scan(match, only=None)`: the candidate rows of `plan` for one MATCH, scored in SQL; `only`:
+    the note ids to score, when the caller needs no others (BM25 is paid per row returned)."""
     sql = (f"SELECT n.id, {plan.score}, {EFFECTIVE_STATE}, {IN_SCOPE}, n.created_at, n.created_event "
            f"FROM {plan.source} WHERE {plan.base} AND notes_fts MATCH :match")
+    only_sql = sql + " AND n.id IN (SELECT value FROM json_each(:only))"
 
-    def scan(match_expr):
-        return index.db.execute(sql, dict(plan.params, match=match_expr)).fetchall()
+    def scan(match_expr, only=None):
+        if only is None:
+            return index.db.execute(sql, dict(plan.params, match=match_expr)).fetchall()
+        return index.db.execute(only_sql, dict(plan.params, match=match_expr, only=json.dumps(only))).fetchall()
     return scan
 
 
@@ -127,6 +132,13 @@ def _bm25_scores(index, ask, match_expr: str) -> dict:
     return scored
 
 
+def _expansion_scores(index, expansion) -> dict:
+    """{rowid: BM25} for the expansion's MATCH: from the in-memory postings (a plain OR of words)."""
+    postings = index.postings()
+    scored = postings.scores([(w, False) for w in expansion[2]]) if postings is not None else None
+    return _fts_scores(index.db, expansion[0]) if scored is None else scored
+
+
 def memory_rows(index, plan):
     """`sql_rows` without the join: BM25 from the in-memory postings (the broad tier) or FTS5 (any
     tier), the priors, state and scope from the in-memory metadata, kinds filtered in memory and
@@ -140,8 +152,13 @@ def memory_rows(index, plan):
     kinds, now, score_of = ask.kinds, ask.now, ranking.score
     priors: dict = {}
 
-    def scan(match_expr):
-        scored = _bm25_scores(index, ask, match_expr) if match_expr == ask.broad else _fts_scores(db, match_expr)
+    def scan(match_expr, only=None):  # `only` as in `sql_rows`: the postings cost no more for all
+        if match_expr == ask.broad:
+            scored = _bm25_scores(index, ask, match_expr)
+        elif ask.expansion is not None and match_expr == ask.expansion[0]:
+            scored = _expansion_scores(index, ask.expansion)
+        else:
+            scored = _fts_scores(db, match_expr)
         rows = []
         append = rows.append
         for rowid, bm25 in scored.items():
@@ -162,13 +179,31 @@ def memory_rows(index, plan):
     return scan
 
 
+def expanded(plan, scan):
+    """`scan` with the query's expansion added: a note the query matches gains the expansion's weight
+    times its score on the expansion's MATCH. A note only the expansion finds is no candidate, so a
+    thesaurus word never outranks the query's own and `matched` counts what the query matched."""
+    if plan.ask.expansion is None:
+        return scan
+    expansion, weight, _ = plan.ask.expansion
+
+    def scan_expanded(match_expr):
+        rows = {r[0]: r for r in scan(match_expr)}
+        for r in scan(expansion, only=sorted(rows)):
+            own = rows.get(r[0])
+            if own is not None:
+                rows[r[0]] = (r[0], (own[1] or 0.0) + weight * (r[1] or 0.0), *own[2:])
+        return list(rows.values())
+    return scan_expanded
+
+
 def scan_in_memory(index, plan, result):
     # the metadata holds no NULLs (see Index.note_meta): plain item keys order as SQL's do
-    return _rank_in_python(index, plan, result, memory_rows(index, plan), keys=(_ID, _RANK))
+    return _rank_in_python(index, plan, result, expanded(plan, memory_rows(index, plan)), keys=(_ID, _RANK))
 
 
 def scan_sql_once(index, plan, result):
-    return _rank_in_python(index, plan, result, sql_rows(index, plan))
+    return _rank_in_python(index, plan, result, expanded(plan, sql_rows(index, plan)))
 
 
 def _ranked(index, plan, cap: int):
