@@ -1,4 +1,4 @@
-"""Generate the query-expansion table (`ledger/data/expansions.tsv.gz`) from Princeton WordNet 3.0.
+"""Generate the query-expansion table (`ledger/data/expansions.tsv`) from Princeton WordNet 3.0.
 
 The table is general English (WordNet's words and relations only, never a truth set's): for each
 common single word (one with a sense tagged in WordNet's sense-tagged corpus), the common
@@ -14,12 +14,11 @@ Reruns over the same WordNet are byte-identical.
 
 from __future__ import annotations
 
-import gzip
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "src", "memory_custodian", "ledger", "data", "expansions.tsv.gz")
+OUT = os.path.join(HERE, "..", "src", "memory_custodian", "ledger", "data", "expansions.tsv")
 POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 SENSES = 3  # a word's most frequent senses whose neighbours it expands to
 PER_WORD = 40
@@ -111,8 +110,8 @@ def main(argv) -> int:
         print("usage: make_expansions.py WORDNET_DICT_FOLDER", file=sys.stderr)
         return 2
     rows = build(argv[1])
-    with open(OUT, "wb") as f:  # mtime 0: reruns are byte-identical
-        f.write(gzip.compress(("\n".join(rows) + "\n").encode("utf-8"), compresslevel=9, mtime=0))
+    with open(OUT, "wb") as f:  # plain text: mapped, not decompressed, by a fresh recall; reruns are byte-identical
+        f.write(("\n".join(rows) + "\n").encode("utf-8"))
     print(f"{len(rows)} words, {os.path.getsize(OUT)} bytes -> {os.path.relpath(OUT)}")
     return 0
 
