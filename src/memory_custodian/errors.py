@@ -108,6 +108,11 @@ class Conflict(Refused):
     """Refused because something changed underneath (a stale plan, an edit conflict) (exit 1)."""
 
 
+class PartlyWritten(Refused):
+    """A write of several files stopped part-way (a full disk): the message names what was written and
+    what finishes the rest; never "nothing was changed" (exit 1, as every refused write)."""
+
+
 class ProblemsFound(CustodianError):
     """A check ran and found problems; the report has already been produced (exit 1)."""
 
