@@ -79,6 +79,13 @@ class CustodianError(Exception):
         return type(self)(self.template, path=path, line=line, field=self.field, state=self.state,
                           allowed=self.allowed)
 
+    def after(self, done: str) -> "CustodianError":
+        """The same error, told after `done`, what the command did first (its "nothing was changed"
+        becomes "nothing else was changed", which is what is true then)."""
+        text = self.template.replace("nothing was changed", "nothing else was changed")
+        return type(self)(f"{done}; then: {text}", path=self.path, line=self.line, field=self.field,
+                          state=self.state, allowed=self.allowed)
+
 
 class InvalidInput(CustodianError):
     """Bad arguments or a bad file handed to us (exit 2)."""

@@ -196,9 +196,19 @@ class Ledger:
         if not events:
             raise InvalidInput("nothing to write")
         with fsutil.project_lock(self.memory_dir_str):
+            finished = None
             if events[0].get("op") != "forget":
-                self.finish_pending_forget()
-            return self._append_locked(events, lookup)
+                try:
+                    finished = self.finish_pending_forget()
+                except CustodianError as exc:
+                    raise exc.after("this write was not made: an interrupted forget had to be finished "
+                                    "first") from exc
+            try:
+                return self._append_locked(events, lookup)
+            except CustodianError as exc:
+                if finished is None:
+                    raise
+                raise exc.after(f"finished an interrupted forget of #{finished} first") from exc
 
     def _append_locked(self, events: list[dict], lookup) -> list[dict]:
         path, done, payload = self._prepare_txn(events, lookup)
@@ -428,7 +438,7 @@ class Ledger:
         done = f"the forget event of #{note_id} is written" + (f" and {', '.join(rewritten)} rewritten"
                                                               if rewritten else "")
         where = ", ".join(self.rel(p) for p in left)
-        return fsutil.stopped_part_way(exc, done, f"the note's text is still in {where}", FINISH_FORGET)
+        return fsutil.stopped_part_way(exc, done, f"the note's text is still in {where} and .cache/", FINISH_FORGET)
 
 
 # what finishes a forget a full disk stopped part-way (the marker in .cache/ names the note)

@@ -108,14 +108,29 @@ def export(notes, path=None, check: bool = False):
         data = text.encode("utf-8")
         del text  # 45 MB at 75k notes: not kept alive through the write
         written = not _holds(target, data)
+        # a hand export anywhere is a copy a hard delete must find again: recorded before it is made,
+        # so a full disk stops the export before the copy exists rather than after
+        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
         if written:
             fsutil.atomic_write(target, data)
-        from .mirror import record_export
-
-        # a hand export anywhere is a copy a hard delete must find again
-        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
-        record_export(notes.memory_dir, target)  # so the next automatic refresh can tell a hand edit
+        _record_export(notes.memory_dir, target, written)
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
+
+
+def _record_export(memory_dir, target, written: bool) -> None:
+    """Remember the digest of what was exported (so the next automatic refresh can tell a hand edit)."""
+    from ..errors import CustodianError
+    from .mirror import forget_export_digest, record_export
+
+    try:
+        record_export(memory_dir, target)
+    except CustodianError as exc:
+        if not written:
+            raise
+        forget_export_digest(memory_dir)  # a stale digest would read the new file as a hand edit
+        raise fsutil.stopped_part_way(exc, f"{target} was written", "its digest in .cache/ is not (a hand edit "
+                                      "of it cannot be told from an export until it is)", "export again") \
+            from exc.__cause__
 
 
 def export_enable(notes, path=None):
