@@ -79,10 +79,13 @@ class CustodianError(Exception):
         return type(self)(self.template, path=path, line=line, field=self.field, state=self.state,
                           allowed=self.allowed)
 
-    def after(self, done: str) -> "CustodianError":
+    def after(self, done: str, advice: tuple[str, str] = ("", "")) -> "CustodianError":
         """The same error, told after `done`, what the command did first (its "nothing was changed"
-        becomes "nothing else was changed", which is what is true then)."""
+        becomes "nothing else was changed", which is what is true then); `advice` (old, new) swaps
+        what to do next for what fits the caller."""
         text = self.template.replace("nothing was changed", "nothing else was changed")
+        if advice[0]:
+            text = text.replace(*advice)
         return type(self)(f"{done}; then: {text}", path=self.path, line=self.line, field=self.field,
                           state=self.state, allowed=self.allowed)
 

@@ -201,8 +201,9 @@ class Ledger:
                 try:
                     finished = self.finish_pending_forget()
                 except CustodianError as exc:
-                    raise exc.after("this write was not made: an interrupted forget had to be finished "
-                                    "first") from exc
+                    # a note write (MCP's too): the advice is this write again, not a CLI command
+                    raise exc.after("this write was not made: an interrupted forget had to be finished first",
+                                    (FINISH_FORGET, "run this write again: it finishes the forget first")) from exc
             try:
                 return self._append_locked(events, lookup)
             except CustodianError as exc:
