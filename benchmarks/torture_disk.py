@@ -202,6 +202,12 @@ def _setup_forget(memory, two_shards: bool):
     return note.id
 
 
+def _describe(memory) -> None:
+    """A described brief, as `make_project` writes it (a template brief is a `check` finding)."""
+    (Path(memory.memory_dir) / "brief.md").write_text("# Brief\n\nA project the torture run writes to.\n",
+                                                      encoding="utf-8")
+
+
 def _setup_compact(memory):
     path = Path(memory.memory_dir) / "decisions.md"
     path.write_text(path.read_text(encoding="utf-8") + "\n" + "\n".join(
@@ -231,6 +237,10 @@ HONEST_WRITERS = {
     "remember": (lambda m: None, lambda m, ctx: m.remember("disk trouble note " + "x" * 9000),
                  lambda m: m.remember("after"), False),
     "export": (lambda m: m.remember("x " * 3000), lambda m, ctx: m.export(), lambda m: m.export(), False),
+    "export-enable": (lambda m: (m.export_disable(), m.remember("y " * 3000)), lambda m, ctx: m.export_enable(),
+                      lambda m: m.export_enable(), False),
+    "init": (lambda m: shutil.rmtree(Path(m.memory_dir)), lambda m, ctx: m.init(extended=True),
+             lambda m: (m.init(extended=True), _describe(m)), False),
 }
 
 
@@ -250,8 +260,8 @@ def claimed(message: str | None) -> tuple[str, set | None]:
         return "nothing", set()
     m = re.search(r"part-way: (.*?) (?:was|were) written, but", message)
     if m:
-        return "partial", {s.strip().rsplit("/", 1)[-1] if s.strip().startswith(("docs/", "/")) else s.strip()
-                           for s in m.group(1).split(",")}
+        named = {s.strip().split("/docs/memory/", 1)[-1].removeprefix("docs/memory/") for s in m.group(1).split(",")}
+        return "partial", {n for n in named if not n.endswith("/")}  # a folder made is no file changed
     m = re.search(r"the forget event of #\w+ is written(?: and (.*?) rewritten)?, but the note's text is still in "
                   r"(.*?) and .cache/ —", message)
     if m:
@@ -329,7 +339,7 @@ def _one_case(root: Path, writer: str, step: str, trouble) -> dict:
     ctx = setup(memory)
     memory = Memory.open(root)
     before = _files(Path(memory.memory_dir), cache=False)
-    found_before = {f.message for f in memory.check().findings}
+    found_before = {f.message for f in memory.check().findings} if memory.memory_dir.is_dir() else set()
     error = None
     with trouble():
         try:
@@ -364,7 +374,7 @@ def _failing_rename(k: int):
     return trouble
 
 
-def honesty_rows(tmp: Path, writers, free_kib=(0, 4, 8, 16, 32, 64), renames=(1, 2, 3, 4)) -> list[dict]:
+def honesty_rows(tmp: Path, writers, free_kib=(0, 4, 8, 16, 32, 64, 256), renames=(1, 2, 3, 4)) -> list[dict]:
     """Every writer at every N KiB free on a 1 MiB tmpfs (needs a private mount namespace) and with
     its k-th rename failing."""
     import contextlib

@@ -129,12 +129,13 @@ def _record_export(memory_dir, target, written: bool) -> None:
             raise
         forget_export_digest(memory_dir)  # a stale digest would read the new file as a hand edit
         raise fsutil.stopped_part_way(exc, f"{target} was written", "its digest in .cache/ is not (a hand edit "
-                                      "of it cannot be told from an export until it is)", "export again") \
+                                      "of it cannot be told from an export until it is)", "run the same export again") \
             from exc.__cause__
 
 
 def export_enable(notes, path=None):
     """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
+    from ..errors import CustodianError
     from ..project import require_memory_dir
     from .config import config_path, load_config, update_config
 
@@ -146,7 +147,14 @@ def export_enable(notes, path=None):
         # failed export leaves the mirror off, not on and failing after every write
         load_config(notes.memory_dir)
         result = export(notes, path=target)
-        update_config(notes.memory_dir, "export", {"enabled": True, "path": rel})
+        try:
+            update_config(notes.memory_dir, "export", {"enabled": True, "path": rel})
+        except CustodianError as exc:
+            if not result.written:
+                raise
+            raise fsutil.stopped_part_way(exc, f"{target} was written", "the mirror is not turned on (config.json "
+                                          "is as it was)", "run {verb:export} with {field:enable} again") \
+                from exc.__cause__
     return result.replace(enabled=True, config=str(config_path(notes.memory_dir)))
 
 
