@@ -135,7 +135,7 @@ def stopped_part_way(error: CustodianError, done: str, left: str, finish: str) -
     """A write of several files stopped after some landed: `done` names what was written, `left`
     what is not yet, `finish` what completes it (placeholders allowed, as every message)."""
     cause = error.__cause__
-    why = _cause(cause) if isinstance(cause, OSError) else error.template
+    why = _cause(cause) if isinstance(cause, OSError) else error.template.split(" — nothing was changed")[0]
     return PartlyWritten(f"{why} part-way: {done}, but {left} — free space, then {finish}", path=error.path)
 
 
