@@ -79,6 +79,16 @@ class CustodianError(Exception):
         return type(self)(self.template, path=path, line=line, field=self.field, state=self.state,
                           allowed=self.allowed)
 
+    def after(self, done: str, advice: tuple[str, str] = ("", "")) -> "CustodianError":
+        """The same error, told after `done`, what the command did first (its "nothing was changed"
+        becomes "nothing else was changed", which is what is true then); `advice` (old, new) swaps
+        what to do next for what fits the caller."""
+        text = self.template.replace("nothing was changed", "nothing else was changed")
+        if advice[0]:
+            text = text.replace(*advice)
+        return type(self)(f"{done}; then: {text}", path=self.path, line=self.line, field=self.field,
+                          state=self.state, allowed=self.allowed)
+
 
 class InvalidInput(CustodianError):
     """Bad arguments or a bad file handed to us (exit 2)."""
@@ -106,6 +116,11 @@ class SecretFound(Refused):
 
 class Conflict(Refused):
     """Refused because something changed underneath (a stale plan, an edit conflict) (exit 1)."""
+
+
+class PartlyWritten(Refused):
+    """A write of several files stopped part-way (a full disk): the message names what was written and
+    what finishes the rest; never "nothing was changed" (exit 1, as every refused write)."""
 
 
 class ProblemsFound(CustodianError):

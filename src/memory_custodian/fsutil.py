@@ -19,7 +19,7 @@ import stat
 # the low-level module: `threading` costs every hook process ~0.8 ms, and only these two are needed
 from _thread import _local, get_ident
 
-from .errors import Corrupt, CustodianError, InvalidInput, Refused, unreadable
+from .errors import Corrupt, CustodianError, InvalidInput, PartlyWritten, Refused, unreadable
 
 CACHE_DIR = ".cache"
 LOCK_FILE = "lock"
@@ -110,17 +110,33 @@ def fsync_dir(directory) -> None:
 _NOT_A_FOLDER = "a folder on this path is a file; give a path whose folders are folders — nothing was changed"
 
 
+def _cause(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return f"disk full or file too large ({exc.strerror})"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"cannot write ({exc.strerror})"
+    return f"write failed ({exc.strerror})"
+
+
 def disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianError:
+    """One write that failed and was undone: true of a single file, or of the first step of many."""
     if leftover is not None:
-        return Refused(f"write failed ({exc.strerror}); the file itself was not changed, but its temp file "
+        return Refused(f"{_cause(exc)}; the file itself was not changed, but its temp file "
                        f"{leftover} could not be removed — delete it", path=str(path))
     if exc.errno == errno.ENOTDIR:
         return InvalidInput(_NOT_A_FOLDER, path=str(path))
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return Refused(f"disk full or file too large ({exc.strerror}); nothing was changed — free space and retry", path=str(path))
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return Refused(f"cannot write ({exc.strerror}); nothing was changed — check permissions", path=str(path))
-    return Refused(f"write failed ({exc.strerror}); nothing was changed", path=str(path))
+    advice = {errno.ENOSPC: "free space and retry", errno.EDQUOT: "free space and retry",
+              errno.EFBIG: "free space and retry", errno.EROFS: "check permissions",
+              errno.EACCES: "check permissions", errno.EPERM: "check permissions"}.get(exc.errno)
+    return Refused(f"{_cause(exc)}; nothing was changed" + (f" — {advice}" if advice else ""), path=str(path))
+
+
+def stopped_part_way(error: CustodianError, done: str, left: str, finish: str) -> PartlyWritten:
+    """A write of several files stopped after some landed: `done` names what was written, `left`
+    what is not yet, `finish` what completes it (placeholders allowed, as every message)."""
+    cause = error.__cause__
+    why = _cause(cause) if isinstance(cause, OSError) else error.template.split(" — nothing was changed")[0]
+    return PartlyWritten(f"{why} part-way: {done}, but {left} — free space, then {finish}", path=error.path)
 
 
 # `.NAME.tmp-PID-TID`: the writer's process id tells the next writer whether its owner is gone.
@@ -172,6 +188,14 @@ def sweep_temp_files(memory_dir: str) -> list[str]:
 def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace `path` with `data` atomically (text is written as UTF-8 with `\\n` endings as given).
     `durable=False` skips the fsyncs: for caches that are rebuilt when a crash leaves them damaged."""
+    commit_temp(write_temp(path, data, mode=mode, durable=durable), path, durable=durable)
+
+
+def write_temp(path, data: str | bytes, *, mode: int | None = None, durable: bool = True) -> str:
+    """The first half of `atomic_write`: `data` in a temp file beside `path`, which is not touched.
+
+    A writer of several files writes every temp file first, so a full disk stops it before any file
+    changed; on failure the temp file is removed and the error says nothing was changed."""
     path = os.fspath(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     directory, name = os.path.split(path)
@@ -195,18 +219,34 @@ def atomic_write(path, data: str | bytes, *, mode: int | None = None, durable: b
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
-        if durable:
-            fsync_dir(directory)
     except OSError as exc:
-        leftover = None
+        raise disk_error(path, exc, discard_temp(tmp)) from exc
+    return tmp
+
+
+def commit_temp(tmp: str, path, *, durable: bool = True) -> None:
+    """The second half of `atomic_write`: rename `tmp` over `path` (removing `tmp` if that fails)."""
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise disk_error(path, exc, discard_temp(tmp)) from exc
+    if durable:
         try:
-            os.unlink(tmp)
-        except (FileNotFoundError, NotADirectoryError):
-            pass  # the temp file was never made (its folder is missing or is a file)
-        except OSError:
-            leftover = tmp
-        raise disk_error(path, exc, leftover) from exc
+            fsync_dir(os.path.dirname(os.fspath(path)) or ".")
+        except OSError as exc:  # the rename is done: saying "nothing was changed" would be false
+            raise Refused(f"{_cause(exc)} after the file was replaced: it holds the new text, but a crash before "
+                          "the disk catches up could lose it — check the disk", path=str(path)) from exc
+
+
+def discard_temp(tmp: str) -> str | None:
+    """Remove a temp file that will not be renamed; its path if it could not be removed, else None."""
+    try:
+        os.unlink(tmp)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # the temp file was never made (its folder is missing or is a file), or was renamed
+    except OSError:
+        return tmp
+    return None
 
 
 def _real_cache(memory_dir) -> str:

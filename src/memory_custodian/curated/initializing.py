@@ -80,7 +80,8 @@ def init_memory(memory, *, extended: bool = False, repair: bool = False, replace
     existing file with its template and, with `apply`, writes it — MemoryCustodian 0.9.1's options."""
     from datetime import datetime, timezone
 
-    from ..fsutil import atomic_write, cache_dir, project_lock
+    from ..errors import CustodianError
+    from ..fsutil import atomic_write, cache_dir, project_lock, stopped_part_way
 
     if repair and replace_existing:
         raise InvalidInput("{field:repair} and {field:replace_existing} cannot be used together", field="repair")
@@ -121,30 +122,50 @@ def init_memory(memory, *, extended: bool = False, repair: bool = False, replace
     if not cache_existed:
         result.created.append(f"{rel}/.cache/")
     with project_lock(memory_dir):
-        if replace_existing:
-            from . import journal
-
-            journal.apply_changes(memory_dir, replace_plan, "init --replace-existing")
-        if repaired is not None:
-            atomic_write(os.path.join(memory_dir, "manifest.md"), repaired)
-            result.repaired.append(f"{rel}/manifest.md")
-        for name in names:
-            target = os.path.join(memory_dir, name)
-            if os.path.exists(target):
-                result.kept.append(f"{rel}/{name}")
-                continue
-            atomic_write(target, templates.render(name, date=today, memory_dir=rel))
-            result.created.append(f"{rel}/{name}")
-        if extended:
-            areas = os.path.join(memory_dir, "areas")
-            if not os.path.exists(areas):
-                os.mkdir(areas)
-                result.created.append(f"{rel}/areas/")
-        merged = _merged_gitattributes(existing_attrs, rel)
-        if merged is not None:
-            atomic_write(gitattributes, merged)
-            result.gitattributes = "created" if existing_attrs is None else "updated"
+        try:
+            _write_all(memory_dir, rel, result, names, today, replace_plan if replace_existing else None, repaired,
+                       extended)
+            merged = _merged_gitattributes(existing_attrs, rel)
+            if merged is not None:
+                atomic_write(gitattributes, merged)
+                result.gitattributes = "created" if existing_attrs is None else "updated"
+        except CustodianError as exc:
+            done = [p for p in result.created + result.repaired if not p.endswith("/.cache/")]
+            if not done:
+                raise
+            raise stopped_part_way(exc, f"{', '.join(done)} {'was' if len(done) == 1 else 'were'} written",
+                                   "the other files are not", "run {verb:init} again: it keeps what exists and "
+                                   "writes the rest") from exc.__cause__
     return result
+
+
+def _write_all(memory_dir: str, rel: str, result: InitResult, names: list[str], today: str, replace_plan,
+               repaired: str | None, extended: bool) -> None:
+    """The memory folder's files, each as it is written noted in `result` (so a failure can say which)."""
+    from ..fsutil import atomic_write, disk_error
+
+    if replace_plan is not None:
+        from . import journal
+
+        journal.apply_changes(memory_dir, replace_plan, "init --replace-existing")
+    if repaired is not None:
+        atomic_write(os.path.join(memory_dir, "manifest.md"), repaired)
+        result.repaired.append(f"{rel}/manifest.md")
+    for name in names:
+        target = os.path.join(memory_dir, name)
+        if os.path.exists(target):
+            result.kept.append(f"{rel}/{name}")
+            continue
+        atomic_write(target, templates.render(name, date=today, memory_dir=rel))
+        result.created.append(f"{rel}/{name}")
+    if extended:
+        areas = os.path.join(memory_dir, "areas")
+        if not os.path.exists(areas):
+            try:
+                os.mkdir(areas)
+            except OSError as exc:
+                raise disk_error(areas, exc) from exc
+            result.created.append(f"{rel}/areas/")
 
 
 def _repaired_manifest(memory_dir: str) -> str | None:

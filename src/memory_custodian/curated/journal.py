@@ -20,7 +20,7 @@ import json
 import os
 
 from .. import fsutil
-from ..errors import Conflict, Corrupt
+from ..errors import Conflict, Corrupt, CustodianError
 from ..records import Record
 
 JOURNAL_NAME = "journal.json"
@@ -95,6 +95,11 @@ def _write_one(memory_dir, change: Change) -> None:
     _count_write()
 
 
+# what finishes a plan a full disk stopped: a migrate that has nothing to migrate changes nothing else
+FINISH_BY_COMMAND = "run any curated write to finish it ({verb:migrate} with {field:apply} changes nothing else)"
+FINISH_BY_RETRY = "run the write again: it finishes this plan first"
+
+
 def apply_changes(memory_dir, changes: list[Change], label: str) -> None:
     """Write `changes` so that either all of them land or the next command finishes them.
 
@@ -118,9 +123,59 @@ def apply_changes(memory_dir, changes: list[Change], label: str) -> None:
     }
     jpath = journal_path(memory_dir)
     fsutil.atomic_write(jpath, json.dumps(record, sort_keys=True, ensure_ascii=False), mode=0o600)
-    for change in changes:
-        _write_one(memory_dir, change)
+    _land(memory_dir, changes, jpath, keep_journal=False, finish=FINISH_BY_COMMAND)
+
+
+def _land(memory_dir, changes: list[Change], jpath: str, *, keep_journal: bool, finish: str) -> None:
+    """Every temp file first, then the renames, then the journal goes: a full disk mostly stops the
+    first phase, where nothing has changed yet (the journal goes too unless `keep_journal`, the plan of
+    an earlier command); a rename that fails part-way says which files landed and what finishes them."""
+    temps: list[str | None] = []
+    try:
+        for change in changes:
+            target = os.path.join(os.fspath(memory_dir), change.path)
+            temps.append(None if change.new is None else fsutil.write_temp(target, change.new))
+    except CustodianError:
+        _discard(temps)
+        if not keep_journal:
+            _remove(jpath)
+        raise
+    for i, (change, tmp) in enumerate(zip(changes, temps)):
+        try:
+            _commit(memory_dir, change, tmp)
+        except CustodianError as exc:
+            _discard(temps[i + 1:])
+            if i == 0 and not keep_journal:
+                _remove(jpath)
+                raise
+            raise _stopped(exc, changes[:i], changes[i:], finish) from exc.__cause__
+        _count_write()
     _remove(jpath)
+
+
+def _commit(memory_dir, change: Change, tmp: str | None) -> None:
+    target = os.path.join(os.fspath(memory_dir), change.path)
+    if tmp is not None:
+        fsutil.commit_temp(tmp, target)
+        return
+    try:
+        _remove(target)
+    except OSError as exc:
+        raise fsutil.disk_error(target, exc) from exc
+
+
+def _discard(temps) -> None:
+    for tmp in temps:
+        if tmp is not None:
+            fsutil.discard_temp(tmp)
+
+
+def _stopped(exc: CustodianError, done: list[Change], left: list[Change], finish: str) -> CustodianError:
+    wrote = ", ".join(c.path for c in done)
+    pending = ", ".join(c.path for c in left)
+    return fsutil.stopped_part_way(
+        exc, f"{wrote} {'was' if len(done) == 1 else 'were'} written" if done else "nothing was written yet",
+        f"{pending} {'is' if len(left) == 1 else 'are'} not yet (the plan is kept in .cache/{JOURNAL_NAME})", finish)
 
 
 def _corrupt(jpath: str, why: str) -> Corrupt:
@@ -208,9 +263,10 @@ def recover(memory_dir) -> str | None:
                 path=str(jpath),
             )
         pending.append(Change(rel, new, old))
-    for change in pending:
-        _write_one(memory_dir, change)
-    _remove(jpath)
+    if pending:
+        _land(memory_dir, pending, jpath, keep_journal=True, finish=FINISH_BY_RETRY)
+    else:
+        _remove(jpath)
     done = len(entries) - len(pending)
     return (
         f"finished an interrupted `{label}`: {done} of {len(entries)} files had been written before it "

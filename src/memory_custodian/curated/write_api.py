@@ -45,22 +45,36 @@ def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id:
 def _plan_pass(memory_dir, build, *, apply: bool, create: bool, plan_id, guard, label: str):
     """Build the plan under the lock; with `apply` and `create` also finish an interrupted write and write it."""
     from .. import fsutil
+    from ..errors import CustodianError
     from . import journal
 
     writing = apply and create
     with fsutil.project_lock(memory_dir, create=create):
         recovered = journal.recover(memory_dir) if writing else None
-        plan = build()
-        if apply:
-            plan.check_plan_id(plan_id)
-            if guard is not None:
-                guard(plan)
-        if writing:
-            journal.apply_changes(memory_dir, plan.effective, label)
-        elif journal.pending(memory_dir):
-            plan.lines.insert(0, "warning: a killed write left .cache/journal.json; the next --apply finishes it "
-                                 "first, and this preview shows the files as they are now")
+        try:
+            plan = _checked_plan(memory_dir, build, apply=apply, writing=writing, plan_id=plan_id, guard=guard,
+                                 label=label)
+        except CustodianError as exc:
+            if recovered is None:
+                raise
+            raise exc.after(recovered) from exc  # the files it finished were changed: say so
     return plan, recovered, writing and bool(plan.effective)
+
+
+def _checked_plan(memory_dir, build, *, apply: bool, writing: bool, plan_id, guard, label: str):
+    from . import journal
+
+    plan = build()
+    if apply:
+        plan.check_plan_id(plan_id)
+        if guard is not None:
+            guard(plan)
+    if writing:
+        journal.apply_changes(memory_dir, plan.effective, label)
+    elif journal.pending(memory_dir):
+        plan.lines.insert(0, "warning: a killed write left .cache/journal.json; the next --apply finishes it "
+                             "first, and this preview shows the files as they are now")
+    return plan
 
 
 class PrivacyFinding(Record):

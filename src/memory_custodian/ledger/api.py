@@ -8,7 +8,7 @@ replays it all.
 
 from __future__ import annotations
 
-from ..errors import InvalidInput, NotFound, Refused
+from ..errors import CustodianError, InvalidInput, NotFound, Refused
 
 
 class LedgerNotes:
@@ -148,8 +148,12 @@ class LedgerNotes:
             self._cached_index = None
         done = self.ledger().forget(full, actor="human")
         marks = done.pop("marks")
-        self.index()
-        left = rerender_mirrors(self, marks)
+        left = []
+        try:
+            self.index()
+        except CustodianError as exc:  # the delete is done: a cache that cannot be rebuilt is not its failure
+            left.append(f"the index could not be rebuilt ({_cause_of(exc)}); the next command rebuilds it")
+        left += rerender_mirrors(self, marks)
         if left:
             done["warning"] = "; ".join([*left, done["warning"]])
         return NoteForgotten(**done)
@@ -196,9 +200,14 @@ class LedgerNotes:
         return Reindexed(**self.index().rebuild(progress=progress))
 
     def doctor(self, repair=False, yes=False):
+        from .. import fsutil
         from .doctor import run_doctor
 
-        return run_doctor(self.ledger(), repair=repair, yes=yes)
+        ledger = self.ledger()
+        if repair:
+            with fsutil.project_lock(self.memory_dir):
+                ledger.finish_pending_forget()  # a local forget a full disk or a crash stopped part-way
+        return run_doctor(ledger, repair=repair, yes=yes)
 
 
 def _reason_text(reason, *, required: bool, op: str) -> str | None:
@@ -240,3 +249,9 @@ def _check_transition(note, op: str, actor: str, **extra) -> None:
     why = transition_error(note, {"op": op, "note": note.id, "at": at, "actor": actor, **extra})
     if why is not None:
         raise Refused(f"{why}; nothing was written", state=state)
+
+
+def _cause_of(exc: CustodianError) -> str:
+    """What stopped a cache write, without its "nothing was changed" (about the cache, not the delete)."""
+    cause = exc.__cause__
+    return f"{cause.strerror or cause}" if isinstance(cause, OSError) else str(cause or exc.message)

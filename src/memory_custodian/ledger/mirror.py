@@ -57,6 +57,14 @@ def record_export(memory_dir: str, target: str) -> None:
         atomic_write(_digest_path(memory_dir), digest + "\n", durable=False)
 
 
+def forget_export_digest(memory_dir: str) -> None:
+    """Drop the record of the last export (one that no longer matches what was written)."""
+    try:
+        os.unlink(_digest_path(memory_dir))
+    except FileNotFoundError:
+        pass
+
+
 def hand_edited(memory_dir: str, target: str) -> bool:
     """Whether the mirror on disk is neither what the last export here wrote nor what git's HEAD holds
     (a checkout, a pull or a merge brings a mirror rendered elsewhere: that is no hand edit).

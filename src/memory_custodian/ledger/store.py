@@ -12,7 +12,7 @@ import json
 import os
 
 from .. import fsutil
-from ..errors import Corrupt, InvalidInput, NotFound, Refused
+from ..errors import Corrupt, CustodianError, InvalidInput, NotFound, Refused
 from ..records import Factory, Record
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
@@ -196,11 +196,28 @@ class Ledger:
         if not events:
             raise InvalidInput("nothing to write")
         with fsutil.project_lock(self.memory_dir_str):
+            finished = None
             if events[0].get("op") != "forget":
-                self.finish_pending_forget()
-            return self._append_locked(events, lookup)
+                try:
+                    finished = self.finish_pending_forget()
+                except CustodianError as exc:
+                    # a note write (MCP's too): the advice is this write again, not a CLI command
+                    raise exc.after("this write was not made: an interrupted forget had to be finished first",
+                                    (FINISH_FORGET, "run this write again: it finishes the forget first")) from exc
+            try:
+                return self._append_locked(events, lookup)
+            except CustodianError as exc:
+                if finished is None:
+                    raise
+                raise exc.after(f"finished an interrupted forget of #{finished} first") from exc
 
     def _append_locked(self, events: list[dict], lookup) -> list[dict]:
+        path, done, payload = self._prepare_txn(events, lookup)
+        self._append_bytes(path, payload)
+        return done
+
+    def _prepare_txn(self, events: list[dict], lookup) -> tuple[str, list[dict], bytes]:
+        """The shard a txn goes to, its completed events and their bytes; nothing is written."""
         created = [ev["note"] for ev in events if ev.get("op") == "create"]
         needed = sorted({ev["note"] for ev in events if ev.get("note") not in created})
         current: dict[str, Note | None] = {}
@@ -230,8 +247,7 @@ class Ledger:
                 raise Refused(f"{why}; nothing was written")
             state[ev["note"]] = apply(copy_note(note), ev)
         payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
-        self._append_bytes(os.path.join(self.dir_str, f"{at[:7]}.jsonl"), payload)
-        return done
+        return os.path.join(self.dir_str, f"{at[:7]}.jsonl"), done, payload
 
     def _append_bytes(self, path, payload: bytes) -> None:
         self.check_inside()
@@ -295,11 +311,16 @@ class Ledger:
         """Remove every event of `note_id` from the shards and leave one content-free `forget` event.
 
         A marker in `.cache/` (the note id, no text) is written first and removed once the shards
-        and the cache are scrubbed, so a crash part-way is finished by the next write. `stripped`
-        names the txns that lost events, so their other events still count as complete.
-        `marks` are the byte forms of the deleted text, for the caller's mirrors.
+        and the cache are scrubbed, so a crash part-way is finished by the next write. The forget
+        event lands in the same rename as its shard's stripped lines where it can (`strip_note`), so
+        a full disk mostly stops the delete before anything changed. `stripped` names the txns that
+        lost events, so their other events still count as complete. `marks` are the byte forms of
+        the deleted text, for the caller's mirrors.
         """
         with fsutil.project_lock(self.memory_dir_str):
+            self.check_inside()
+            if self.pending_forget() not in (None, note_id):
+                self.finish_pending_forget()  # one marker at a time: another note's forget is finished first
             rep = self.load()
             note = rep.notes.get(note_id)
             if note is None:
@@ -307,14 +328,15 @@ class Ledger:
             if note.state == "forgotten" and len(rep.events_by_note.get(note_id, ())) <= 1:
                 raise Refused(f"note #{note_id} is already forgotten")
             txns = sorted({ev["txn"] for ev in rep.events_by_note.get(note_id, ()) if ev["op"] != "forget"})
-            fsutil.atomic_write(self._pending_path(), json.dumps({"note": note_id}) + "\n")
             if note.state != "forgotten":
-                events = self.append_txn([{"op": "forget", "note": note_id, "actor": actor, "stripped": txns}],
-                                         lookup=rep.notes.get)
-                keep = events[0]["id"]
+                target, done, payload = self._prepare_txn(
+                    [{"op": "forget", "note": note_id, "actor": actor, "stripped": txns}], rep.notes.get)
+                event = (target, payload)
+                keep = done[0]["id"]
             else:
-                keep = rep.events_by_note[note_id][-1]["id"]
-            rewritten, marks = self._finish_forget(rep, note_id, keep)
+                event, keep = None, rep.events_by_note[note_id][-1]["id"]
+            fsutil.atomic_write(self._pending_path(), json.dumps({"note": note_id}) + "\n")
+            rewritten, marks = self._finish_forget(rep, note_id, keep, event)
         return {"note": note_id, "forget_event": keep, "rewritten": rewritten, "marks": marks,
                 "warning": "git history still holds the old text; rewrite history (e.g. git filter-repo) "
                            "if it must be gone everywhere"}
@@ -324,29 +346,40 @@ class Ledger:
 
         return os.path.join(fsutil.cache_dir(self.memory_dir_str), PENDING_FORGET)
 
-    def _finish_forget(self, rep, note_id: str, keep: str) -> tuple[list[str], list[bytes]]:
-        """Strip the note's lines, scrub `.cache/` of its text, then drop the pending marker."""
+    def _finish_forget(self, rep, note_id: str, keep: str, event=None) -> tuple[list[str], list[bytes]]:
+        """Strip the note's lines (writing `event`, the forget's (shard, bytes), if it is not on disk
+        yet), scrub `.cache/` of its text, then drop the pending marker."""
         from ..scrub import needles, scrub_cache
         from .model import INDEX_FILE
 
         texts = [str(ev.get(k) or "") for ev in rep.events_by_note.get(note_id, ())
                  for k in ("title", "body", "quote", "reason")]
         marks = needles(*texts)
-        rewritten = self.strip_note(note_id, keep_event=keep)
+        try:
+            rewritten = self.strip_note(note_id, keep_event=keep, event=event)
+        except _NothingLanded as stop:
+            os.unlink(self._pending_path())  # nothing to finish: the marker goes too
+            raise stop.error from stop.error.__cause__
         scrub_cache(fsutil.cache_dir(self.memory_dir_str), marks, (INDEX_FILE,))
         os.unlink(self._pending_path())
         return rewritten, marks
 
-    def finish_pending_forget(self) -> str | None:
-        """Finish a `forget` a crash interrupted (call under the lock); the note id, or None."""
+    def pending_forget(self) -> str | None:
+        """The note an interrupted `forget` left its marker for, or None."""
         try:
             with open(self._pending_path(), encoding="utf-8") as fh:
-                note_id = json.loads(fh.read())["note"]
+                return json.loads(fh.read())["note"]
         except FileNotFoundError:
             return None
         except (ValueError, KeyError, TypeError) as exc:
             raise Corrupt("is not a pending forget marker; delete it and run `forget --note` again",
                           path=self._pending_path()) from exc
+
+    def finish_pending_forget(self) -> str | None:
+        """Finish a `forget` a crash interrupted (call under the lock); the note id, or None."""
+        note_id = self.pending_forget()
+        if note_id is None:
+            return None
         rep = self.load()
         forget = [ev for ev in rep.events_by_note.get(note_id, ()) if ev["op"] == "forget"]
         if not forget:  # killed before the forget event landed: nothing was deleted, nothing to finish
@@ -355,26 +388,78 @@ class Ledger:
         self._finish_forget(rep, note_id, forget[-1]["id"])
         return note_id
 
-    def strip_note(self, note_id: str, *, keep_event: str) -> list[str]:
-        """Atomically rewrite each shard holding `note_id`'s events without them (except `keep_event`)."""
-        rewritten = []
+    def strip_note(self, note_id: str, *, keep_event: str, event=None) -> list[str]:
+        """Atomically rewrite each shard holding `note_id`'s events without them (except `keep_event`).
+
+        `event` (shard, bytes), a forget event not yet on disk, joins its shard's rewrite when that
+        shard is rewritten anyway (and has no torn tail), else it is appended first. Every temp file
+        is written before the event lands and before any rename, so a full disk mostly stops here
+        with nothing changed (`_NothingLanded`); after that, a failure says what landed."""
+        plan = []  # (path, new bytes), the forget event's shard first
+        landed = event is None  # finishing a forget whose event is already on disk
         for path in self.shards():
             data = _read(path)
             lines, tail = split_shard(data)
-            kept, changed = [], False
-            for raw in lines:
-                try:
-                    ev = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError, RecursionError):
-                    ev = None
-                if isinstance(ev, dict) and ev.get("note") == note_id and ev.get("id") != keep_event:
-                    changed = True
-                    continue
-                kept.append(raw + b"\n")
-            if changed:
-                fsutil.atomic_write(path, b"".join(kept) + tail)
-                rewritten.append(self.rel(path))
+            kept = [raw + b"\n" for raw in lines if not _is_stripped(raw, note_id, keep_event)]
+            if len(kept) == len(lines):
+                continue
+            if event is not None and path == event[0] and not tail:
+                plan.insert(0, (path, b"".join(kept) + event[1]))
+                event = None
+            else:
+                plan.append((path, b"".join(kept) + tail))
+        temps: list[str] = []
+        try:
+            for path, new in plan:
+                temps.append(fsutil.write_temp(path, new))
+            if event is not None:
+                self._append_bytes(*event)
+                landed = True
+        except CustodianError as exc:
+            for tmp in temps:
+                fsutil.discard_temp(tmp)
+            if not landed:
+                raise _NothingLanded(exc) from exc.__cause__
+            raise self._text_left(exc, note_id, [], [p for p, _ in plan]) from exc.__cause__
+        rewritten: list[str] = []
+        for i, ((path, _), tmp) in enumerate(zip(plan, temps)):
+            try:
+                fsutil.commit_temp(tmp, path)
+            except CustodianError as exc:
+                for rest in temps[i + 1:]:
+                    fsutil.discard_temp(rest)
+                if not landed:
+                    raise _NothingLanded(exc) from exc.__cause__
+                raise self._text_left(exc, note_id, rewritten, [p for p, _ in plan[i:]]) from exc.__cause__
+            rewritten.append(self.rel(path))
+            landed = True
         return rewritten
+
+    def _text_left(self, exc: CustodianError, note_id: str, rewritten: list[str], left: list[str]):
+        done = f"the forget event of #{note_id} is written" + (f" and {', '.join(rewritten)} rewritten"
+                                                              if rewritten else "")
+        where = ", ".join(self.rel(p) for p in left)
+        return fsutil.stopped_part_way(exc, done, f"the note's text is still in {where} and .cache/", FINISH_FORGET)
+
+
+# what finishes a forget a full disk stopped part-way (the marker in .cache/ names the note)
+FINISH_FORGET = "forget the note again, run any other note write, or {verb:doctor} with {field:repair}, to finish it"
+
+
+class _NothingLanded(Exception):
+    """A forget stopped before its event or any rewrite reached the ledger: `error` says nothing changed."""
+
+    def __init__(self, error: CustodianError):
+        super().__init__(error.one_line())
+        self.error = error
+
+
+def _is_stripped(raw: bytes, note_id: str, keep_event: str) -> bool:
+    try:
+        ev = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(ev, dict) and ev.get("note") == note_id and ev.get("id") != keep_event
 
 
 def _read(path: str) -> bytes:

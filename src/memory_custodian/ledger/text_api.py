@@ -108,18 +108,34 @@ def export(notes, path=None, check: bool = False):
         data = text.encode("utf-8")
         del text  # 45 MB at 75k notes: not kept alive through the write
         written = not _holds(target, data)
+        # a hand export anywhere is a copy a hard delete must find again: recorded before it is made,
+        # so a full disk stops the export before the copy exists rather than after
+        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
         if written:
             fsutil.atomic_write(target, data)
-        from .mirror import record_export
-
-        # a hand export anywhere is a copy a hard delete must find again
-        remember_export(fsutil.cache_dir(notes.memory_dir), str(target))
-        record_export(notes.memory_dir, target)  # so the next automatic refresh can tell a hand edit
+        _record_export(notes.memory_dir, target, written)
     return Exported(path=str(target), notes=count, bytes=len(data), written=written)
+
+
+def _record_export(memory_dir, target, written: bool) -> None:
+    """Remember the digest of what was exported (so the next automatic refresh can tell a hand edit)."""
+    from ..errors import CustodianError
+    from .mirror import forget_export_digest, record_export
+
+    try:
+        record_export(memory_dir, target)
+    except CustodianError as exc:
+        if not written:
+            raise
+        forget_export_digest(memory_dir)  # a stale digest would read the new file as a hand edit
+        raise fsutil.stopped_part_way(exc, f"{target} was written", "its digest in .cache/ is not (a hand edit "
+                                      "of it cannot be told from an export until it is)", "run the same export again") \
+            from exc.__cause__
 
 
 def export_enable(notes, path=None):
     """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
+    from ..errors import CustodianError
     from ..project import require_memory_dir
     from .config import config_path, load_config, update_config
 
@@ -131,7 +147,14 @@ def export_enable(notes, path=None):
         # failed export leaves the mirror off, not on and failing after every write
         load_config(notes.memory_dir)
         result = export(notes, path=target)
-        update_config(notes.memory_dir, "export", {"enabled": True, "path": rel})
+        try:
+            update_config(notes.memory_dir, "export", {"enabled": True, "path": rel})
+        except CustodianError as exc:
+            if not result.written:
+                raise
+            raise fsutil.stopped_part_way(exc, f"{target} was written", "the mirror is not turned on (config.json "
+                                          "is as it was)", "run {verb:export} with {field:enable} again") \
+                from exc.__cause__
     return result.replace(enabled=True, config=str(config_path(notes.memory_dir)))
 
 
