@@ -60,16 +60,12 @@ def _query_paths(text: str) -> tuple:
 
 
 def _is_damaged(exc: BaseException) -> bool:
-    """SQLite's words for a file whose pages cannot be trusted (not: locked, full, read-only).
-
-    Every statement is ours, so a table or column it cannot find was dropped or altered by hand
-    (or by a process that still had the file open): the schema is as damaged as a bad page.
-    """
+    """SQLite's words for a file whose pages (or, since every statement is ours, whose tables) cannot be
+    trusted: a table dropped under an open connection is damage too (not: locked, full, read-only)."""
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     text = str(exc).lower()
-    return any(words in text for words in ("malformed", "not a database", "disk image", "no such table",
-                                           "no such column"))
+    return any(w in text for w in ("malformed", "not a database", "disk image", "no such table", "no such column"))
 
 
 class Index:
@@ -328,10 +324,7 @@ class Index:
         db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
 
     def rebuild(self, progress=None) -> dict:
-        """Rebuild from the shards (under a write transaction; readers keep the old state until commit).
-
-        A damaged cache is deleted and built afresh: `reindex` is the repair, so it cannot refuse one.
-        """
+        """Rebuild from the shards (readers keep the old state until commit); a damaged file is built afresh."""
         try:
             return self._rebuild(progress)
         except Refused as exc:
