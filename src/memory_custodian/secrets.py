@@ -94,11 +94,19 @@ GENERIC_KINDS = frozenset({"password assignment", "secret assignment", "high-ent
                            "authorization header"})
 
 
-def _rules() -> list:
-    # the rule table is data of its own module, read only when a text is scanned
-    from .secret_rules import RULES
+_TABLE: list = []
 
-    return RULES
+
+def _rules() -> tuple[list, tuple[str, ...]]:
+    """The rule table and every distinct trigger literal in it: testing each literal once against a
+    text, then each rule's triggers against the set found, costs a prompt hook a fraction of testing
+    every rule's own triggers in turn."""
+    if not _TABLE:
+        # the rule table is data of its own module, read only when a text is scanned
+        from .secret_rules import RULES
+
+        _TABLE.extend([RULES, tuple(sorted({t for _kind, _source, triggers in RULES for t in triggers}))])
+    return _TABLE[0], _TABLE[1]
 
 
 def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
@@ -185,8 +193,10 @@ def scan(text: str) -> list[SecretFinding]:
     if not text:
         return []
     spans: list[tuple[int, int, str]] = []
-    for kind, source, triggers in _rules():
-        if any(t in text for t in triggers):
+    rules, literals = _rules()
+    present = {t for t in literals if t in text}
+    for kind, source, triggers in rules:
+        if not present.isdisjoint(triggers):
             for m in _compiled(source).finditer(text):
                 value = m.groupdict().get("value")
                 if (not _filler(m.group()) if value is None else _literal_value(value, quoted=True)):
