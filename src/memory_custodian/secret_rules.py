@@ -111,12 +111,13 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
      ("Basic", "basic", "BASIC")),
     ("Bearer token", r"\b(?:Bearer|bearer|BEARER)[ \t]+(?=[A-Za-z0-9._~+/-]*\d)(?=[A-Za-z0-9._~+/-]*[A-Za-z])"
                      r"[A-Za-z0-9._~+/-]{20,}=*(?![A-Za-z0-9._~+/=-])", ("Bearer", "bearer", "BEARER")),
-    # the command may go on over backslash-continued lines; a quoted `"secret:"` is a password too
+    # the command may go on over backslash-continued lines; a quoted `"secret:"` is a password too;
+    # each command's options are searched only up to the next command, so a run of them stays linear
     ("password on a curl command line",
-     r"\bcurl\b(?:[^\n\\]|\\[\s\S])*?[ \t](?:-u|--user)(?:=|[ \t]*)"
+     r"\bcurl\b(?:(?!curl\b)[^\n\\]|\\[\s\S])*?[ \t](?:-u|--user)(?:=|[ \t]*)"
      r"(?:[\"']?[^\s:\"']*:[\"']?(?P<value>[^\s\"':]+)|[\"'][^\s:\"']{6,}:[\"'])", ("curl",)),
     ("password on a mysql command line",
-     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
+     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b(?:(?!mysql|mariadb)[^\n])*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
      ("mysql", "mariadb")),
     # a scheme-less or `Token` header value; Bearer and Basic have rules of their own above
     ("authorization header",
@@ -139,7 +140,7 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("Azure Data Factory integration key", r"\bIR@[0-9A-Za-z-]{36}@[^@\s]+@[^@\s]*@[A-Za-z0-9+/]{43}=", ("IR@",)),
     ("Infracost API key", r"(?<![\w.-])ico-[A-Za-z0-9]{32}(?![A-Za-z0-9])", ("ico-",)),
     ("Sumo Logic access ID",
-     r"(?:sumo|SUMO|Sumo)[A-Za-z0-9_.]*?(?:access_?id|ACCESS_?ID|accessId)[\"']?[ \t]*[:=][ \t]*[\"']?su[A-Za-z0-9]{12}\b",
+     r"(?:sumo|SUMO|Sumo)[A-Za-z0-9_.]{0,30}?(?:access_?id|ACCESS_?ID|accessId)[\"']?[ \t]*[:=][ \t]*[\"']?su[A-Za-z0-9]{12}\b",
      ("sumo", "SUMO", "Sumo")),
     # a DER private key pasted without its PEM lines: the version field follows the length (certificates differ)
     ("private key (DER)", rf"\bMII[{_B64}]{{3}}IBA[AD][{_B64}]{{60,}}={{0,2}}", ("MII",)),
