@@ -269,8 +269,6 @@ ENGINEERING_TEXT = [
     'curl -sS -H "Authorization: Bearer $(gh auth token)" https://api.github.com/user',
     "The Authorization header must use the Bearer scheme (RFC 6750 section 2.1).",
     'headers = {"Authorization": f"Bearer {token}"}',
-    "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
-    "SignedHeaders=content-type;host;x-amz-date",
     'digest = hashlib.sha256(b"payload").hexdigest()  # e3b0c44298fc1c149afbf4c8996fb924',
     "env:\n  NODE_ENV: production\n  API_URL: https://api.staging.acme.dev\n  SENTRY_DSN: ${{ secrets.SENTRY_DSN }}",
     "- uses: actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11 # v4.1.1",

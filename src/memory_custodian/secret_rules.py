@@ -119,9 +119,10 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("password on a mysql command line",
      r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b(?:(?!mysql|mariadb)[^\n])*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
      ("mysql", "mariadb")),
-    # a scheme-less or `Token` header value; Bearer and Basic have rules of their own above
+    # a scheme-less or `Token` header value; Bearer and Basic have rules of their own above, and an
+    # AWS SigV4 header carries a key ID and a one-off signature (the AWS rule sees a real key ID)
     ("authorization header",
-     r"\b[Aa]uthorization[\"']?[ \t]*:[ \t]*[\"']?(?!(?i:bearer|basic)\b)(?:(?i:token|api-token|aws4-hmac-sha256)[ \t]+)?"
+     r"\b[Aa]uthorization[\"']?[ \t]*:[ \t]*[\"']?(?!(?i:bearer|basic|aws4-hmac-sha256)\b)(?:(?i:token|api-token)[ \t]+)?"
      r"(?P<value>(?=[A-Za-z0-9+/=~@._-]*\d)[A-Za-z0-9+/=~@._-]{16,})", ("uthorization",)),
 ] + [  # kinds found by their structure or a vendor's own prefix
     ("Kubernetes Secret data", _K8S_KIND + _K8S_GAP + _K8S_DATA, ("kind:",)),

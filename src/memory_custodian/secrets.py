@@ -45,9 +45,10 @@ _PLACEHOLDER_SRC = r"""^(?:
             \[redacted\]|\.\.\.|xxx+|user|username|token)
     )$"""
 
-# Shapes no real credential has: one character making most of it (`ghp_xxxx…`, `AKIAXXXX…`), the
-# documentation's `…EXAMPLE`, an elision, or a fill-in marker (`PUT_YOUR_TOKEN_HERE`).
-_FILLER_SRC = r"(?i)x{6,}|\*{4,}|#{4,}|\.\.\.|abcdefgh|example|your[_-]|_here\b|put_your|replace[_-]?me"
+# Shapes no real credential has: one character making most of it (`ghp_xxxx…`, `AKIAXXXX…`), an
+# elision, an alphabet run, or a fill-in marker (`PUT_YOUR_TOKEN_HERE`). The AWS documentation's
+# `AKIAIOSFODNN7EXAMPLE` is a valid key format and stays flagged on purpose.
+_FILLER_SRC = r"(?i)x{6,}|\*{4,}|#{4,}|\.\.\.|abcdefgh|your[_-]|_here\b|put_your|replace[_-]?me"
 
 
 def _filler(value: str) -> bool:
