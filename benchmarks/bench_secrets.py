@@ -115,6 +115,8 @@ def probe(src: str) -> dict:
 
 def print_cost(runs: int, baseline: str | None) -> None:
     trees = {"this tree": str(REPO / "src")} | ({"baseline": baseline} if baseline else {})
+    for src in trees.values():  # both trees start from bytecode, whatever PYTHONDONTWRITEBYTECODE says
+        subprocess.run([sys.executable, "-m", "compileall", "-q", src], check=True, capture_output=True)
     samples: dict[str, list[dict]] = {name: [] for name in trees}
     for _ in range(runs):  # interleaved, so machine load falls on both alike
         for name, src in trees.items():
@@ -126,10 +128,11 @@ def print_cost(runs: int, baseline: str | None) -> None:
         print(f"{name}: fresh process, import + first scan: median {statistics.median(cold):.2f} ms "
               f"(min {min(cold):.2f}); warm scan: " + ", ".join(f"{m} {v:.0f} µs" for m, v in warm.items()))
     if baseline:
-        ratio = lambda key, pick: statistics.median(pick(s) for s in samples["this tree"]) / \
-            statistics.median(pick(s) for s in samples["baseline"])  # noqa: E731
-        print("ratio this/baseline: import + first scan {:.2f}; ".format(ratio("cold", lambda s: s["cold_ms"]))
-              + ", ".join(f"{m} {ratio(m, lambda s, m=m: s['warm_us'][m]):.2f}" for m in MESSAGES))
+        def ratio(pick) -> float:
+            return statistics.median(map(pick, samples["this tree"])) / statistics.median(map(pick, samples["baseline"]))
+
+        print(f"ratio this/baseline: import + first scan {ratio(lambda s: s['cold_ms']):.2f}; "
+              + ", ".join(f"{m} {ratio(lambda s, m=m: s['warm_us'][m]):.2f}" for m in MESSAGES))
 
 
 def main() -> None:
