@@ -1,29 +1,61 @@
 """The secret detector's figures: caught/total per kind and false alarms/total, and its cost.
 
-Corpora: a generated corpus of every kind the detector knows (`tests/secret_samples.py`, each
-credential in three settings: alone, in a sentence, in an indented config line), the older
-corpus of `tests/test_attacks_secrets.py`, and ordinary engineering text of both. Cost: the time
-a prompt hook pays to scan a typical message, and the import and first-scan time in a fresh process.
+Corpora: gitleaks' own literal samples (`benchmarks/secrets/gitleaks_samples.json`, MIT: 257 true
+positives over 62 rules and 334 false positives, the samples gitleaks generates at run time — 295
+and 29 expressions — being skipped, see `benchmarks/secrets/README.md`); a generated corpus of every
+kind the detector knows (`tests/secret_samples.py`, each credential in three settings: alone, in a
+sentence, in an indented config line) with the older corpus of `tests/test_attacks_secrets.py`;
+and ordinary engineering text of both. gitleaks' false positives are deliberately near misses
+(placeholders, documentation examples, lookalikes), so they are reported apart from ordinary text.
+Cost: the time a prompt hook pays to scan a typical message, and the import and first scan in a
+fresh process; `--baseline SRC` measures another tree's `src` (an older detector) interleaved
+with this one and prints the ratios.
 
-    python benchmarks/bench_secrets.py [--per-kind 30]
+    python benchmarks/bench_secrets.py [--per-kind 30] [--baseline /path/to/old/src]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+import gitleaks_samples  # noqa: E402
 import secret_samples  # noqa: E402
 from test_attacks_secrets import CLEAN_CORPUS, secrets_corpus  # noqa: E402
 
 from memory_custodian.secrets import scan  # noqa: E402
+
+MESSAGES = {
+    "prose prompt": "please fix the flaky test in tests/test_store.py; the lock is released before the rename " * 3,
+    "config prompt": "Set API_URL=https://api.acme.dev and LOG_LEVEL=info; the header is Authorization: Bearer "
+                     "<token>.\nkind: ConfigMap\ndata:\n  retries: 3\n" * 2,
+}
+
+# One process times a warm scan (median of 200) and, first, its own import + first scan.
+_PROBE = """
+import json, statistics, sys, time
+t = time.perf_counter()
+from memory_custodian.secrets import scan
+scan('deploy the refund webhook after the lock is released; see docs/ops.md')
+cold = (time.perf_counter() - t) * 1000
+warm = {}
+for name, message in json.loads(sys.argv[1]).items():
+    times = []
+    for _ in range(200):
+        t = time.perf_counter()
+        scan(message)
+        times.append((time.perf_counter() - t) * 1e6)
+    warm[name] = statistics.median(times)
+print(json.dumps({"cold_ms": cold, "warm_us": warm}))
+"""
 
 
 def figures(pairs: list[tuple[str, str]], clean: list[str]) -> dict:
@@ -37,39 +69,81 @@ def figures(pairs: list[tuple[str, str]], clean: list[str]) -> dict:
             "total": sum(t for _, t in per_kind.values()), "alarms": alarms, "clean": len(clean)}
 
 
-def fresh_process_ms(runs: int) -> list[float]:
-    code = ("import time; t=time.perf_counter(); from memory_custodian.secrets import scan; "
-            "scan('deploy the refund webhook after the lock is released; see docs/ops.md'); "
-            "print((time.perf_counter()-t)*1000)")
-    return [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-            for _ in range(runs)]
+def pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.2f}%)"
+
+
+def print_gitleaks() -> None:
+    g = gitleaks_samples.figures(gitleaks_samples.load())
+    print(f"{'gitleaks rule':<44} caught/total")
+    for rule, (caught, total) in sorted(g["per_rule"].items()):
+        print(f"{rule:<44} {caught}/{total}" + ("" if caught == total else "   <-- missed"))
+    print(f"\ngitleaks true positives caught: {pct(g['caught'], g['total'])} over {len(g['per_rule'])} rules "
+          f"(skipped as generated at run time: {g['skipped']['tps']} expressions)")
+    kept = g["total"] - g["excluded"]
+    print(f"  leaving out {g['excluded']} that are not credentials "
+          f"({'; '.join(gitleaks_samples.NOT_CREDENTIALS.values())}): {pct(g['caught'], kept)}")
+    for sample in g["missed"] + g["excluded_missed"]:
+        print(f"  missed {sample['rule']}: {sample['text'][:70]!r}")
+    print(f"gitleaks false positives (near misses) alarmed: {pct(len(g['alarms']), g['near'])}")
+    for sample in g["alarms"]:
+        print(f"  false alarm {sample['rule']}: {sample['text'][:70]!r}")
+    print(f"  and {g['valid_elsewhere']} false positives of one rule that are another rule's true positive "
+          f"(valid credentials): {g['valid_elsewhere_caught']} flagged")
+
+
+def print_generated(per_kind: int) -> None:
+    clean = secret_samples.negatives() + [t for t in CLEAN_CORPUS if t not in secret_samples.negatives()]
+    pairs = secret_samples.positives(seed=4242, per_kind=per_kind) + secrets_corpus(seed=4242, per_kind=per_kind)
+    result = figures(pairs, clean)
+    print(f"\n{'generated kind':<44} caught/total")
+    for kind, (caught, total) in sorted(result["per_kind"].items()):
+        print(f"{kind:<44} {caught}/{total}" + ("" if caught == total else "   <-- missed"))
+    print(f"\nkinds: {len(result['per_kind'])}")
+    print(f"generated corpus caught: {pct(result['caught'], result['total'])}")
+    print(f"false alarms on ordinary engineering text: {pct(len(result['alarms']), result['clean'])}")
+    for text in result["alarms"]:
+        print(f"  false alarm: {text[:70]!r}")
+
+
+def probe(src: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=src)
+    out = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(MESSAGES)], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    return json.loads(out)
+
+
+def print_cost(runs: int, baseline: str | None) -> None:
+    trees = {"this tree": str(REPO / "src")} | ({"baseline": baseline} if baseline else {})
+    for src in trees.values():  # both trees start from bytecode, whatever PYTHONDONTWRITEBYTECODE says
+        subprocess.run([sys.executable, "-m", "compileall", "-q", src], check=True, capture_output=True)
+    samples: dict[str, list[dict]] = {name: [] for name in trees}
+    for _ in range(runs):  # interleaved, so machine load falls on both alike
+        for name, src in trees.items():
+            samples[name].append(probe(src))
+    print()
+    for name, got in samples.items():
+        cold = [s["cold_ms"] for s in got]
+        warm = {m: statistics.median(s["warm_us"][m] for s in got) for m in MESSAGES}
+        print(f"{name}: fresh process, import + first scan: median {statistics.median(cold):.2f} ms "
+              f"(min {min(cold):.2f}); warm scan: " + ", ".join(f"{m} {v:.0f} µs" for m, v in warm.items()))
+    if baseline:
+        def ratio(pick) -> float:
+            return statistics.median(map(pick, samples["this tree"])) / statistics.median(map(pick, samples["baseline"]))
+
+        print(f"ratio this/baseline: import + first scan {ratio(lambda s: s['cold_ms']):.2f}; "
+              + ", ".join(f"{m} {ratio(lambda s, m=m: s['warm_us'][m]):.2f}" for m in MESSAGES))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-kind", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--baseline", help="the src folder of another checkout, measured interleaved with this one")
     args = ap.parse_args()
-    clean = secret_samples.negatives() + [t for t in CLEAN_CORPUS if t not in secret_samples.negatives()]
-    pairs = secret_samples.positives(seed=4242, per_kind=args.per_kind) + secrets_corpus(seed=4242, per_kind=args.per_kind)
-    result = figures(pairs, clean)
-    print(f"{'kind':<36} caught/total")
-    for kind, (caught, total) in sorted(result["per_kind"].items()):
-        print(f"{kind:<36} {caught}/{total}" + ("" if caught == total else "   <-- missed"))
-    print(f"\nkinds: {len(result['per_kind'])}")
-    print(f"caught: {result['caught']}/{result['total']} ({100 * result['caught'] / result['total']:.2f}%)")
-    print(f"false alarms on ordinary engineering text: {len(result['alarms'])}/{result['clean']} "
-          f"({100 * len(result['alarms']) / result['clean']:.2f}%)")
-    for text in result["alarms"]:
-        print(f"  false alarm: {text[:70]!r}")
-    message = "please fix the flaky test in tests/test_store.py; the lock is released before the rename " * 3
-    times = []
-    for _ in range(200):
-        t = time.perf_counter()
-        scan(message)
-        times.append((time.perf_counter() - t) * 1e6)
-    print(f"\nscan of a {len(message)}-character prompt (warm): median {statistics.median(times):.0f} µs")
-    cold = fresh_process_ms(9)
-    print(f"fresh process, import + first scan: min {min(cold):.2f} ms, median {statistics.median(cold):.2f} ms")
+    print_gitleaks()
+    print_generated(args.per_kind)
+    print_cost(args.runs, args.baseline)
 
 
 if __name__ == "__main__":

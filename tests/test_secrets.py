@@ -191,3 +191,14 @@ def test_a_key_is_found_wherever_it_is_embedded(before, after):
     # an assignment found around it (`SECRET: AKIA…`) reports the span once, under that kind
     assert any(f.kind in ("AWS access key", "secret assignment") for f in findings)
     assert all(isinstance(f, SecretFinding) for f in findings)
+
+
+@pytest.mark.parametrize("text", ["curl " * 5000, "mysql " * 5000, "Sumoa1" * 6000, "curl -X POST " * 3000],
+                         ids=["curl", "mysql", "sumo", "curl-options"])
+def test_a_run_of_command_words_scans_in_linear_time(text):
+    # each of these took over a second when a command's options were searched past the next command
+    import time
+
+    started = time.perf_counter()
+    scan(text)
+    assert time.perf_counter() - started < 0.5

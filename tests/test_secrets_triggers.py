@@ -18,7 +18,10 @@ FRAGMENTS = ["password", "PASSWORD", "pa\u017f\u017fword", "Secret", "api_key", 
              "pat-", "xox", "b-", "://", "@", "ABCDEFGHIJKLMNOP", "0123456789abcdef", "aws_secret_access_key",
              "AWS_SECRET_KEY", "k_live_", "rk_test_", "AIza", "ya29.", "GOCSPX-", "-----BEGIN ", "RSA ",
              "PRIVATE KEY-----", "https://hooks.slack.com/services/T", "curl", " -u ", "mysql", " -p", "Bearer ", "Basic ",
-             "dapi", "hvs.", "SG.", "npm_", "hf_", "sig=", "AccountKey=", "Q~", ":AA", "-us1", "key-", "pat", "sl.", "B", "/", "Z9" * 10, ".", "_", "-"]
+             "dapi", "hvs.", "SG.", "npm_", "hf_", "sig=", "AccountKey=", "Q~", ":AA", "-us1", "key-", "pat", "sl.", "B", "/", "Z9" * 10, ".", "_", "-",
+             "kind: Secret\n", "data:\n", "  token: ", "Authorization: ", "Token ", "BUNDLE_X__COM=", "<add key=\"Password\" ",
+             "value=\"", "sgp_", "ops_eyJ", "MIIEow", "IBAA", "ico-", "SUMO_ACCESS_ID", "A3-", "v1.0-", "s-s4t2ud-", "IR@",
+             "https://claude.ai/code/session_", "_KEY = ", "=>", "\\\n"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -32,6 +35,8 @@ def test_every_match_contains_a_trigger(parts):
         assert "://" in m.group(0)
     for m in re.finditer(secrets._ASSIGN_SRC, text):
         assert ":" in m.group(0) or "=" in m.group(0)
+    for m in re.finditer(secrets._NAMED_KEY_SRC, text):
+        assert "_KEY" in m.group(0)
 
 
 def test_every_kind_has_triggers():

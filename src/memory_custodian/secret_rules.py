@@ -11,6 +11,13 @@ from __future__ import annotations
 _B64 = "A-Za-z0-9+/"
 _URL = r"A-Za-z0-9_\-"
 
+# A Kubernetes `kind: Secret` manifest and a base64 value under its `data:`, in either order and
+# within one YAML document (a `---` line ends the search).
+_K8S_KIND = r"\bkind:[ \t]*[\"']?[Ss]ecret[\"']?[ \t]*(?:\n|\Z)"
+_K8S_DATA = (r"\bdata:[ \t]*\n(?:(?![ \t]*---)[^\n]*\n){0,20}?[ \t]+[\w.-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]*)?[\"']?"
+             r"(?P<value>(?=[A-Za-z0-9+/]*[0-9+])[A-Za-z0-9+/]{12,}={0,3})[\"']?[ \t]*(?=\n|\Z)")
+_K8S_GAP = r"(?:(?![ \t]*---)[^\n]*\n){0,30}?[ \t]*"
+
 # (kind, pattern, triggers) — the order matters only where one kind's match starts another's
 # (Anthropic keys start like OpenAI's), so the more specific pattern comes first.
 RULES: list[tuple[str, str, tuple[str, ...]]] = [
@@ -27,14 +34,17 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|imt|oas|agent|ft|soat|ffct)-[A-Za-z0-9_-]{20,}",
      ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "gloas-", "glagent-", "glft-", "glsoat-",
       "glffct-")),
-    # a Slack token carries a digit run after its prefix: `xoxo-hugs` in a URL is not one
-    ("Slack token", r"\bxox[abeprs]-(?:\d+-)+[A-Za-z0-9-]{6,}", ("xox",)),
+    # a Slack token carries a long digit run after its prefix (`xoxo-hugs` in a URL, `xoxb-12345-abc`
+    # in docs are not one); legacy tokens are three digit runs and hex, configuration tokens long
+    ("Slack token", r"\bxox(?:[abeoprs]-(?:\d-)?\d{8,14}-[A-Za-z0-9][A-Za-z0-9-]{7,}|[os]-\d+-\d+-\d+-[a-fA-F0-9]{8,}"
+                    r"|[ebp]-\d-[A-Za-z0-9]{100,})", ("xox",)),
     ("Slack app token", r"\bxapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+", ("xapp-",)),
-    ("Slack webhook URL", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Za-z0-9]+/[A-Za-z0-9/]+",
-     ("https://hooks.slack.com/",)),
+    ("Slack webhook URL", r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Za-z0-9]+/[A-Za-z0-9/]+",
+     ("hooks.slack.com/",)),
     # pk_ keys are publishable by design; only secret (sk_) and restricted (rk_) keys are credentials
     ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),
-    ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
+    # keys, admin keys and OAuth tokens all carry a typed prefix (`api03-`); a prefix of one leaks it too
+    ("Anthropic API key", r"\bsk-ant-[a-z]+\d\d-[A-Za-z0-9_-]{32,}", ("sk-ant-",)),
     # legacy keys are one unbroken alphanumeric run, so hyphenated prose such as
     # `sk-learn-compatible-estimators` never matches; project keys carry their prefix
     ("OpenAI API key",
@@ -57,7 +67,8 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("RubyGems API key", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",)),
     ("NuGet API key", r"\boy2[a-z0-9]{43}\b", ("oy2",)),
     ("Clojars token", r"\bCLOJARS_[a-z0-9]{60}\b", ("CLOJARS_",)),
-    ("Hugging Face token", r"\b(?:hf_|api_org_)[A-Za-z0-9]{34,}\b", ("hf_", "api_org_")),
+    # exactly 34 letters: `hf_requiredCharacteristicTypes…` in Objective-C is a longer word
+    ("Hugging Face token", r"\b(?:hf_|api_org_)[A-Za-z]{34}(?![A-Za-z0-9_])", ("hf_", "api_org_")),
     ("Twilio API key", r"\bSK[0-9a-fA-F]{32}\b", ("SK",)),
     ("SendGrid API key", rf"\bSG\.[{_URL}]{{20,24}}\.[{_URL}]{{39,50}}", ("SG.",)),
     ("Mailgun key", r"\b(?:pub)?key-[0-9a-f]{32}\b", ("key-",)),
@@ -96,13 +107,42 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("Supabase token", r"\bsb(?:p|_secret)_[A-Za-z0-9_]{32,}", ("sbp_", "sb_secret_")),
     ("Prefect API key", r"\bpnu_[A-Za-z0-9]{36}\b", ("pnu_",)),
     ("Typeform token", r"\btfp_[A-Za-z0-9_.=-]{59}", ("tfp_",)),
-    ("Basic auth header", rf"\b(?:Basic|basic|BASIC)[ \t]+(?=[{_B64}]*[0-9+/])[{_B64}]{{12,}}={{0,2}}(?![{_B64}=])",
+    ("Basic auth header", rf"\b(?:Basic|basic|BASIC)[ \t]+(?=[{_B64}]*[0-9+/])[{_B64}]{{8,}}={{0,2}}(?![{_B64}=])",
      ("Basic", "basic", "BASIC")),
     ("Bearer token", r"\b(?:Bearer|bearer|BEARER)[ \t]+(?=[A-Za-z0-9._~+/-]*\d)(?=[A-Za-z0-9._~+/-]*[A-Za-z])"
                      r"[A-Za-z0-9._~+/-]{20,}=*(?![A-Za-z0-9._~+/=-])", ("Bearer", "bearer", "BEARER")),
+    # the command may go on over backslash-continued lines; a quoted `"secret:"` is a password too;
+    # each command's options are searched only up to the next command, so a run of them stays linear
     ("password on a curl command line",
-     r"\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']+:(?P<value>[^\s\"']+)", ("curl",)),
+     r"\bcurl\b(?:(?!curl\b)[^\n\\]|\\[\s\S])*?[ \t](?:-u|--user)(?:=|[ \t]*)"
+     r"(?:[\"']?[^\s:\"']*:[\"']?(?P<value>[^\s\"':]+)|[\"'][^\s:\"']{6,}:[\"'])", ("curl",)),
     ("password on a mysql command line",
-     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
+     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b(?:(?!mysql|mariadb)[^\n])*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
      ("mysql", "mariadb")),
+    # a scheme-less or `Token` header value; Bearer and Basic have rules of their own above, and an
+    # AWS SigV4 header carries a key ID and a one-off signature (the AWS rule sees a real key ID)
+    ("authorization header",
+     r"\b[Aa]uthorization[\"']?[ \t]*:[ \t]*[\"']?(?!(?i:bearer|basic|aws4-hmac-sha256)\b)(?:(?i:token|api-token)[ \t]+)?"
+     r"(?P<value>(?=[A-Za-z0-9+/=~@._-]*\d)[A-Za-z0-9+/=~@._-]{16,})", ("uthorization",)),
+] + [  # kinds found by their structure or a vendor's own prefix
+    ("Kubernetes Secret data", _K8S_KIND + _K8S_GAP + _K8S_DATA, ("kind:",)),
+    ("Kubernetes Secret data", _K8S_DATA + r"[^\n]*\n" + _K8S_GAP + _K8S_KIND, ("kind:",)),
+    ("Bundler registry credentials",
+     r"\bBUNDLE_[A-Z0-9_]+__[A-Z]+[\"']?[ \t]*[:=][ \t]*[\"']?[^\s\"':]+:(?P<value>[^\s\"';&]+)", ("BUNDLE_",)),
+    ("Claude Code session URL", r"\bhttps?://(?i:claude\.ai)/code/session_[A-Za-z0-9]{16,}", ("/code/session_",)),
+    (".NET config password",
+     r"<add\s+key=\"[^\"]*(?i:password|secret|token|apikey)[^\"]*\"\s+value=\"(?P<value>[^\"]{6,})\"", ("<add",)),
+    ("SonarQube token", r"\bsq[upa]_[A-Za-z0-9]{40}\b", ("sqp_", "squ_", "sqa_")),
+    ("Sourcegraph token", r"\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b", ("sgp_",)),
+    ("1Password secret key", r"\bA3-[A-Z0-9]{6}(?:-[A-Z0-9]{5,11}){4,5}\b", ("A3-",)),
+    ("1Password service account token", r"\bops_eyJ[A-Za-z0-9+/]{100,}={0,3}", ("ops_eyJ",)),
+    ("Cloudflare origin CA key", r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{100,}", ("v1.0-",)),
+    ("Intra 42 client secret", r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b", ("s-s4t2",)),
+    ("Azure Data Factory integration key", r"\bIR@[0-9A-Za-z-]{36}@[^@\s]+@[^@\s]*@[A-Za-z0-9+/]{43}=", ("IR@",)),
+    ("Infracost API key", r"(?<![\w.-])ico-[A-Za-z0-9]{32}(?![A-Za-z0-9])", ("ico-",)),
+    ("Sumo Logic access ID",
+     r"(?:sumo|SUMO|Sumo)[A-Za-z0-9_.]{0,30}?(?:access_?id|ACCESS_?ID|accessId)[\"']?[ \t]*[:=][ \t]*[\"']?su[A-Za-z0-9]{12}\b",
+     ("sumo", "SUMO", "Sumo")),
+    # a DER private key pasted without its PEM lines: the version field follows the length (certificates differ)
+    ("private key (DER)", rf"\bMII[{_B64}]{{3}}IBA[AD][{_B64}]{{60,}}={{0,2}}", ("MII",)),
 ]

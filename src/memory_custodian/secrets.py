@@ -45,6 +45,18 @@ _PLACEHOLDER_SRC = r"""^(?:
             \[redacted\]|\.\.\.|xxx+|user|username|token)
     )$"""
 
+# Shapes no real credential has: one character making most of it (`ghp_xxxx…`, `AKIAXXXX…`), an
+# elision, an alphabet run, or a fill-in marker (`PUT_YOUR_TOKEN_HERE`). The AWS documentation's
+# `AKIAIOSFODNN7EXAMPLE` is a valid key format and stays flagged on purpose.
+_FILLER_SRC = r"(?i)x{6,}|\*{4,}|#{4,}|\.\.\.|abcdefgh|your[_-]|_here\b|put_your|replace[_-]?me"
+
+
+def _filler(value: str) -> bool:
+    if len(value) >= 8 and 2 * max(value.count(ch) for ch in set(value)) > len(value):
+        return True
+    return _compiled(_FILLER_SRC).search(value) is not None
+
+
 # The value after `password=` counts as literal when it is quoted, or when it is a bare word
 # that is not code (a call, an attribute, a subscript, a variable reference). `[ \t]*`, never
 # `\s*`: an empty `KEY=` in a `.env.example` must not take the next line as its value.
@@ -52,8 +64,8 @@ _ASSIGN_SRC = r"""(?ix)
     (?<![A-Za-z0-9])
     (?P<key>[A-Za-z0-9_.-]*?(?:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|api[_-]?key|
         access[_-]?key|private[_-]?key|encryption[_-]?key|signing[_-]?key|master[_-]?key|client[_-]?secret)
-        (?:[_-]?key)?)
-    ["']?[ \t]*(?::(?!=)|=(?!=)|:=)[ \t]*
+        (?:[_-]?key)?|sonar[_.-]?login)
+    ["']?[ \t]*(?P<sep>=>|:{1,3}=|\?=|:(?![=:])|=(?![=>]))(?P<gap>[ \t]*)
     (?:
         (?P<q>["'])(?P<qval>[^"'\n]*)(?P=q)
       | (?P<bare>[^\s"'`,;)\]}]+)
@@ -65,28 +77,47 @@ _ASSIGN_SRC = r"""(?ix)
 _ENV_SRC = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9_]*=(?P<value>[^\s\"'#]{20,})"
 _ENV_ENTROPY = 4.2
 
+# A constant or environment name `…_KEY` given a long random-looking value (`HEROKU_KEY = "6386…"`):
+# no secret word in the name, so the value's shape decides; lower-case and camel-case `…Key` names
+# (`routing_key`, `correlationKey`) are too often not secrets, and so are the names listed here.
+_NAMED_KEY_SRC = r"""(?x)(?<![A-Za-z0-9_.-])(?P<key>[A-Z][A-Z0-9_]*_KEY)["']?[ \t]*
+    (?:=>|:{1,3}=|\?=|=|:)[ \t]*(?P<q>["'`]?)(?P<value>[A-Za-z0-9+/=_.~-]{16,})(?P=q)(?![A-Za-z0-9+/=_.~-])"""
+_NOT_SECRET_KEYS = ("public", "pub_", "primary", "foreign", "sort", "partition", "cache", "idempotency", "bucket",
+                    "schema", "sequence", "object", "lookup", "kms", "hotkey", "index", "csrf", "xsrf")
+
 _CONN_SRC = r"\b[a-zA-Z][a-zA-Z0-9+.-]*://(?P<user>[^\s:/@'\"]*):(?P<pw>[^\s@/'\"]+)@[^\s'\"]+"
 
 
 # Kinds found by their context rather than their shape; a shaped kind inside one names the finding.
 GENERIC_KINDS = frozenset({"password assignment", "secret assignment", "high-entropy environment value",
                            "connection string with a password", "Basic auth header", "Bearer token",
-                           "password on a curl command line", "password on a mysql command line"})
+                           "password on a curl command line", "password on a mysql command line",
+                           "authorization header"})
 
 
-def _rules() -> list:
-    # the rule table is data of its own module, read only when a text is scanned
-    from .secret_rules import RULES
+_TABLE: list = []
 
-    return RULES
+
+def _rules() -> tuple[list, tuple[str, ...]]:
+    """The rule table and every distinct trigger literal in it: testing each literal once against a
+    text, then each rule's triggers against the set found, costs a prompt hook a fraction of testing
+    every rule's own triggers in turn."""
+    if not _TABLE:
+        # the rule table is data of its own module, read only when a text is scanned
+        from .secret_rules import RULES
+
+        _TABLE.extend([RULES, tuple(sorted({t for _kind, _source, triggers in RULES for t in triggers}))])
+    return _TABLE[0], _TABLE[1]
 
 
 def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
     """Whether `value` is a literal secret rather than a placeholder or code; `env` for `NAME=value`,
     whose bare value is a literal unless it references something."""
     value = value.strip()
-    if len(value) < 4 or _compiled(_PLACEHOLDER_SRC, re.X).match(value):
+    if len(value) < 4 or _compiled(_PLACEHOLDER_SRC, re.X).match(value) or _filler(value):
         return False
+    if value[0] in "$<[{%" or value[-1] in ">]}":
+        return False  # a reference or a fill-in: `$TOKEN`, `<password>`, `[PASSWORD]`, `%PW%`
     if quoted:
         return True
     # A bare word is code when it calls, indexes, dereferences or names a variable/env reference,
@@ -95,11 +126,16 @@ def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
         return False
     if env:
         return True
-    if "." in value and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", value):
-        return False  # settings.password, os.environ.get
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) and not re.search(r"\d", value):
-        return False  # a bare identifier such as `password = user_password`
+    if "." in value and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", value) \
+            and not any(_token_like(part) for part in value.split(".")):
+        return False  # settings.password, os.environ.get — but not a Vault `s.ZC9Ecf4M…`
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_.-]*", value):
+        return False  # a bare name such as `password = user_password` or `secretKey: api-key`
     return True
+
+
+def _token_like(word: str) -> bool:
+    return len(word) >= 16 and bool(re.search(r"\d", word)) and word.lower() != word and word.upper() != word
 
 
 def entropy(value: str) -> float:
@@ -129,14 +165,25 @@ def _assignment_spans(text: str) -> list[tuple[int, int, str]]:
         value = m.group("qval") if quoted else m.group("bare")
         # `NAME=value` with an upper-case name is an environment assignment, whose value is never code
         env = m.group("key").isupper() and text.startswith("=", m.end("key"))
-        if _literal_value(value or "", quoted, env):
+        key = m.group("key").lower()
+        # `io.jsonwebtoken:jjwt` (no space after a bare colon) is a coordinate, not a mapping
+        glued = m.group("sep") == ":" and not quoted and not m.group("gap")
+        if not glued and not any(word in key for word in _NOT_SECRET_KEYS) and _literal_value(value or "", quoted, env):
             kind = "password assignment" if "pass" in m.group("key").lower() else "secret assignment"
             spans.append((m.start(), m.end(), kind))
             pos = m.end()
+    if "_KEY" in text:
+        for m in _compiled(_NAMED_KEY_SRC).finditer(text):
+            value = m.group("value")
+            if not any(word in m.group("key").lower() for word in _NOT_SECRET_KEYS) and entropy(value) >= 3.0 \
+                    and re.search(r"\d", value) and re.search(r"[A-Za-z]", value) and _literal_value(value, quoted=True):
+                spans.append((m.start(), m.end(), "secret assignment"))
     starts = {start for start, _end, _kind in spans}
     for m in _compiled(_ENV_SRC).finditer(text):
         value = m.group("value")
-        if m.start() not in starts and entropy(value) >= _ENV_ENTROPY and re.search(r"\d", value) \
+        # a URL's password is the connection-string rule's; a URL or an ARN alone is an address
+        if m.start() not in starts and "://" not in value and not value.startswith("arn:") and not _filler(value) \
+                and entropy(value) >= _ENV_ENTROPY and re.search(r"\d", value) \
                 and re.search(r"[A-Za-z]", value):
             spans.append((m.start(), m.end(), "high-entropy environment value"))
     return spans
@@ -147,11 +194,13 @@ def scan(text: str) -> list[SecretFinding]:
     if not text:
         return []
     spans: list[tuple[int, int, str]] = []
-    for kind, source, triggers in _rules():
-        if any(t in text for t in triggers):
+    rules, literals = _rules()
+    present = {t for t in literals if t in text}
+    for kind, source, triggers in rules:
+        if not present.isdisjoint(triggers):
             for m in _compiled(source).finditer(text):
                 value = m.groupdict().get("value")
-                if value is None or _literal_value(value, quoted=True):
+                if (not _filler(m.group()) if value is None else _literal_value(value, quoted=True)):
                     spans.append((m.start(), m.end(), kind))
     for m in (_compiled(_CONN_SRC).finditer(text) if "://" in text else ()):
         if _literal_value(m.group("pw"), quoted=True):
