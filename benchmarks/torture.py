@@ -332,7 +332,8 @@ def print_table(report: dict) -> None:
         print(f"\nthen a hard forget (ledger and curated) of text in {sc['copies_before']} files, and one write: "
               f"files still holding the text "
               f"{len(sc['leaks'])}, temp files left {len(sc['temp_files'])}, doctor exit {sc['doctor_exit']}")
-        for f in sc["leaks"][:10] + sc["temp_files"][:10] + ([sc["forget_stderr"]] if not scrub_ok(sc) else []):
+        for f in sc["leaks"][:10] + sc["temp_files"][:10] + ([sc["forget_stderr"]] if not scrub_ok(sc) else []) \
+                + ([f"doctor said: {sc['doctor']}"] if sc["doctor_exit"] else []):
             print(f"  ! {f}")
     k = report.get("concurrency")
     if k:

@@ -42,7 +42,8 @@ def scrub_check(root: Path, note_id: str) -> dict:
     doctor = cli(root, "doctor")
     return {"copies_before": len(before), "forget_exit": forgot.returncode, "hard_forget_exit": hard.returncode, "next_write_exit": nxt.returncode,
             "forget_stderr": (forgot.stderr + hard.stderr).strip()[-300:], "leaks": leaks, "temp_files": temps,
-            "doctor_exit": doctor.returncode, "doctor": doctor.stdout.strip()[-300:]}
+            "doctor_exit": doctor.returncode,
+            "doctor": " | ".join(line for line in doctor.stdout.splitlines() if not line.startswith("ok"))[-600:]}
 
 
 def scrub_ok(s: dict) -> bool:

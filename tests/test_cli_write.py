@@ -205,7 +205,7 @@ def test_twenty_parallel_adds_keep_all_twenty(tmp_path):
     assert doc.preamble == "# Decisions\n\nEntries are newest first.\n\n"
     assert "\n\n\n" not in text
     log = (root / "docs" / "memory" / "changelog.md").read_text()
-    assert log.count("- Added decision memory to decisions.md.") == 20
+    assert "- Added decision memory to decisions.md (20 times)." in log  # no writer's count lost
 
 
 def _crash_then_recover(tmp_path: Path, name: str, args: list[str], writes: int, fixture: str = "dogfood"):

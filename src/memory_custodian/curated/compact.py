@@ -13,7 +13,7 @@ from ..errors import InvalidInput
 from ..records import Factory, Record
 from ..tokens import estimate_tokens
 from . import index_edit
-from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, long_decisions, module_template, prepend_dated_item
+from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, changelog_add, long_decisions, module_template
 from .files import curated_files
 from .forget import topic_pattern
 from .manifest import parse_manifest
@@ -136,7 +136,7 @@ def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, 
     changelog = work.text_of("changelog.md")
     if changelog is not None and work.changelog_messages:
         for message in work.changelog_messages:
-            changelog = prepend_dated_item(changelog, date, message)
+            changelog = changelog_add(changelog, message, date)
         out["changelog.md"] = changelog
         lines.append("changelog.md: record the compaction")
     if not any(v is not None for v in out.values()) and not lines:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..errors import InvalidInput
 from ..secrets import refuse_secrets
 from . import globs, index_edit
-from .entries import module_template, prepend_dated_item, safe_name
+from .entries import changelog_add, module_template, safe_name
 from .manifest import parse_manifest
 from .plans import Plan, PlanResult, Reader
 
@@ -95,7 +95,7 @@ def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel:
                                         if kind != "simple" else "route and budget it"))
     changelog = out.get("changelog.md", reader.read("changelog.md"))
     if out and changelog is not None and rel != "changelog.md":
-        out["changelog.md"] = prepend_dated_item(changelog, date, f"Enabled {rel}.")
+        out["changelog.md"] = changelog_add(changelog, f"Enabled {rel}.", date)
         lines.append("changelog.md: record it")
     if not out:
         lines.append(f"{rel} is already enabled; nothing changed")

@@ -178,9 +178,27 @@ def append_bullet(text: str, bullet: str) -> str:
 
 
 def changelog_add(text: str | None, message: str, date: str) -> str | None:
-    """The changelog with `message` recorded today, or None when the changelog is not enabled."""
+    """The changelog with `message` recorded today, or None when the changelog is not enabled.
+
+    A message today's entry already holds is counted, not repeated (`… (3 times).`, moved to the
+    top): a busy day of writes repeats a few messages, and one day's entry must stay within the
+    file's budget, or `check` fails on an entry the tool wrote itself.
+    """
     if text is None:
         return None
+    base = message.strip().rstrip(".")
+    doc = split_units(text)
+    if "\n" not in base and doc.mode == "section" and doc.units and doc.units[0].heading == date:
+        first = doc.units[0]
+        lines = first.text.split("\n")
+        said = re.compile(rf"- {re.escape(base)}(?: \((\d+) times\))?\.?")
+        for at, line in enumerate(lines[1:], 1):
+            seen = said.fullmatch(line.rstrip())
+            if seen:
+                message = f"{base} ({int(seen.group(1) or 1) + 1} times)."
+                rest = text[len(doc.preamble) + len(first.text):]
+                text = doc.preamble + "\n".join(lines[:at] + lines[at + 1:]) + rest
+                break
     return prepend_dated_item(text, date, message)
 
 

@@ -17,7 +17,7 @@ import re
 
 from ..errors import InvalidInput, Refused
 from ..records import Factory, Record
-from .entries import prepend_entry, prepend_dated_item, module_template, title_of
+from .entries import changelog_add, module_template, prepend_entry, title_of
 from .files import curated_files
 from .plans import Plan, PlanResult, Reader
 from .units import make_unit, serialize, split_units
@@ -297,7 +297,7 @@ def _tombstone_and_changelog(reader: Reader, by_path: dict, topic: str, mode: st
             "hard": f"Forgot a topic (hard): removed {removed} entries from {files_n} files; left a generic tombstone.",
             "purge": f"Purged a topic: removed {removed} entries from {files_n} files, archive included; no tombstone kept.",
         }[mode]
-        by_path["changelog.md"] = prepend_dated_item(changelog, date, message)
+        by_path["changelog.md"] = changelog_add(changelog, message, date)
         lines.append("changelog.md: record the change" + ("" if private else f": {message}"))
     return lines
 

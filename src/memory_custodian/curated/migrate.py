@@ -12,7 +12,7 @@ import re
 from .. import PROTOCOL_VERSION, __version__
 from ..errors import InvalidInput
 from . import index_edit, templates
-from .entries import prepend_dated_item, today
+from .entries import changelog_add, today
 from .files import curated_files
 from .manifest import parse_manifest, split_lines
 from .plans import Plan, PlanResult, Reader
@@ -193,8 +193,8 @@ def build_plan(memory_dir) -> Plan:
         out["manifest.md"] = new
         changelog = reader.read("changelog.md")
         if changelog is not None:
-            out["changelog.md"] = prepend_dated_item(
-                changelog, today(), f"Migrated manifest.md to protocol {PROTOCOL_VERSION} with memory-custodian {__version__}.")
+            out["changelog.md"] = changelog_add(
+                changelog, f"Migrated manifest.md to protocol {PROTOCOL_VERSION} with memory-custodian {__version__}.", today())
     lines = [f"manifest.md: {c}" for c in changes] or ["manifest.md is up to date; nothing to migrate"]
     beyond = [c for c in changes if not c.startswith(("add the protocol", "protocol_version", "add protocol_version",
                                                       "add initialized_with"))]
