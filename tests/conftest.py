@@ -17,6 +17,10 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 MC_FIXTURES = FIXTURES / "memorycustodian"
 
+# PYTHONDONTWRITEBYTECODE=1 (set on the development machines) would make every worker rewrite every
+# test module's asserts again on every run (~6 s a worker); the cache goes to gitignored __pycache__
+sys.dont_write_bytecode = False
+
 
 @pytest.fixture(autouse=True)
 def lexical_recall_only(monkeypatch):
