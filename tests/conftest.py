@@ -17,6 +17,27 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 MC_FIXTURES = FIXTURES / "memorycustodian"
 
+# PYTHONDONTWRITEBYTECODE=1 (set on the development machines) would make every worker rewrite every
+# test module's asserts again on every run (~6 s a worker); the cache goes to gitignored __pycache__
+sys.dont_write_bytecode = False
+
+
+def _ram_temp_root(path: str = "/dev/shm", room: int = 1 << 30) -> str | None:
+    """A RAM-backed folder with room for the temp projects, or None (then the system's temp folder)."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    return path if st.f_bavail * st.f_frsize >= room and os.access(path, os.W_OK | os.X_OK) else None
+
+
+# Every write fsyncs: on a disk shared with other suites that is a third of the run spent waiting. The
+# files, renames, locks and fsync calls are as real on tmpfs; what a suite cannot observe either way is
+# power loss (crash tests SIGKILL processes, whose writes the page cache keeps). Docker's 64 MB /dev/shm
+# is too small and is passed over; PYTEST_DEBUG_TEMPROOT or --basetemp, when given, win.
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_root := _ram_temp_root()):
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = _root
+
 
 @pytest.fixture(autouse=True)
 def lexical_recall_only(monkeypatch):
@@ -141,3 +162,17 @@ def unfenced(stdout: str) -> str:
     opening, _, rest = rest.partition("\n")
     assert opening.startswith("```") and rest.endswith(opening.split("memory")[0] + "\n"), stdout[-200:]
     return rest[: -len(opening.split("memory")[0]) - 1]
+
+
+# The files that take seconds, longest first: the workers start on them, so none is left running alone at
+# the end while the other worker idles (pyproject's --no-loadscope-reorder keeps this order; only the
+# order changes, never what runs — a file missing here just runs in its place).
+SLOW_FIRST = ("test_web_browser.py", "test_nasty_inputs.py", "test_mcp_server.py", "test_torture_quick.py",
+              "test_doctor_setup.py", "test_ledger_recall_reach.py", "test_attacks_paths.py",
+              "test_writeback_replay.py", "test_git_merge_drivers.py", "test_ledger_processes.py",
+              "test_install_commands.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))  # stable: each file's own order stays

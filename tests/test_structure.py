@@ -6,6 +6,7 @@ Every import counts, including those inside functions (the lazy ones are where l
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -56,11 +57,16 @@ def _resolve(module: str, node: ast.ImportFrom) -> list[str]:
     return out
 
 
-def _imports(module: str) -> list[tuple[str, str, int]]:
+@functools.cache  # every check walks every module's tree: parse each once
+def _tree(module: str) -> ast.Module:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _imports(module: str) -> tuple[tuple[str, str, int], ...]:
     """(imported name as written or resolved, imported attribute, line) for every import in `module`."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     found = []
-    for node in ast.walk(tree):
+    for node in ast.walk(_tree(module)):
         if isinstance(node, ast.Import):
             found.extend((alias.name, "", node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -69,7 +75,7 @@ def _imports(module: str) -> list[tuple[str, str, int]]:
                 found.extend((t, alias.name, node.lineno) for t, alias in zip(targets, node.names))
             else:
                 found.extend((node.module or "", alias.name, node.lineno) for alias in node.names)
-    return found
+    return tuple(found)
 
 
 def _graph() -> dict[str, set[str]]:
@@ -167,8 +173,8 @@ def test_no_module_over_the_line_limit():
 
 def test_no_function_over_the_line_limit():
     long = []
-    for module, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for module in MODULES:
+        for node in ast.walk(_tree(module)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
                 if length > MAX_FUNCTION_LINES:
