@@ -156,13 +156,39 @@ Index(Ledger(sys.argv[1])).rebuild()
 '''
 
 
-def test_ctrl_c_stops_the_workers_with_one_message(ledger_dir, tmp_path):
+# Ctrl-C while a worker's interpreter is still starting, before it can ignore the signal itself
+AT_START_UP = r'''
+import subprocess, sys
+from memory_custodian.ledger import rebuild, rebuild_worker
+from memory_custodian.ledger.index import Index
+from memory_custodian.ledger.store import Ledger
+
+rebuild.parallel_workers = lambda events: 2
+real_popen = subprocess.Popen
+
+class Announced(real_popen):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the child is exec'd and its interpreter starting: SIGINT (bit 1) must be blocked already
+        with open(f"/proc/{self.pid}/status") as f:
+            blocked = [int(line.split()[1], 16) & 2 for line in f if line.startswith("SigBlk:")]
+        print("started" if blocked == [2] else "SIGINT is not blocked at start-up", flush=True)
+        import time; time.sleep(0.5)
+
+rebuild_worker.subprocess.Popen = Announced
+Index(Ledger(sys.argv[1])).rebuild()
+'''
+
+
+@pytest.mark.parametrize("when", ["folding", pytest.param("starting", marks=pytest.mark.skipif(
+    not os.path.exists("/proc/self/status"), reason="reads the worker's signal mask from /proc"))])
+def test_ctrl_c_stops_the_workers_with_one_message(ledger_dir, tmp_path, when):
     import signal
     import subprocess
     import sys
 
     script = tmp_path / "interrupted.py"
-    script.write_text(INTERRUPTED, encoding="utf-8")
+    script.write_text(INTERRUPTED if when == "folding" else AT_START_UP, encoding="utf-8")
     proc = subprocess.Popen([sys.executable, str(script), str(ledger_dir)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout.readline() == "started\n"

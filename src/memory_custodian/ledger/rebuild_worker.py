@@ -9,9 +9,11 @@ chunk as soon as it has read its rows, so the workers fold while the parent inse
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
+import signal
 import struct
 import subprocess
 import sys
@@ -55,6 +57,21 @@ def _failed(why: str):
     return Refused(f"the index rebuild failed: {why}; nothing in the ledger was changed — run `reindex` again")
 
 
+@contextlib.contextmanager
+def _ctrl_c_blocked():
+    """SIGINT blocked in this thread while a worker is started: the child inherits the mask, so a
+    Ctrl-C during its interpreter's start-up (before `main` ignores it) stays pending, not a second
+    traceback. The parent's own Ctrl-C is delivered when the mask is restored."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no POSIX signal masks
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class Workers:
     """`n` worker processes folding chunks for one rebuild."""
 
@@ -67,10 +84,10 @@ class Workers:
             for _ in range(n):
                 # -I: no current directory on the path (a stray json.py there must not shadow
                 # the standard library) and no PYTHON* variables; the package path is given above
-                proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE)
-                self.procs.append(proc)
-                _to_worker(proc, shards)
+                with _ctrl_c_blocked():  # listed before the mask lifts: a Ctrl-C then still kills it in close()
+                    self.procs.append(subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
+                                                       stdout=subprocess.PIPE))
+                _to_worker(self.procs[-1], shards)
         except BaseException:
             self.close()
             raise
@@ -125,8 +142,6 @@ def fold_chunk(chunk, files: list[int]) -> list[tuple]:
 
 
 def main() -> None:
-    import signal
-
     # Ctrl-C reaches the whole process group: the parent stops the workers itself (one message
     # from it, not a traceback from each worker as well)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
