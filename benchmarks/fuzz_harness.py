@@ -58,6 +58,16 @@ def snapshot(memory_dir: Path) -> dict[str, str]:
     return out
 
 
+def restore_shards(memory, ctx) -> None:
+    """Put the ledger back as the seeded project had it (the next case starts from the same shards)."""
+    ledger = Path(memory.memory_dir) / "ledger"
+    for shard in ledger.glob("*.jsonl"):
+        if shard.name not in ctx["ledger_bytes"]:
+            shard.unlink()
+    for name, data in ctx["ledger_bytes"].items():
+        (ledger / name).write_bytes(data)
+
+
 class Bug(AssertionError):
     """An outcome outside the contract: the message names the target, the input and what happened."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from fuzz_harness import Bug, expect_result_or_error
+from fuzz_harness import Bug, expect_result_or_error, restore_shards
 
 # a shard line's numbers beyond what any real ledger holds (JSON has no integer limit)
 NUMBER_FIELDS = ["txn_n", "v"]
@@ -34,15 +34,6 @@ def hostile_inputs():
     )
 
 
-def _restore_shards(memory, ctx):
-    ledger = Path(memory.memory_dir) / "ledger"
-    for path in ledger.glob("*.jsonl"):
-        if path.name not in ctx["ledger_bytes"]:
-            path.unlink()
-    for name, data in ctx["ledger_bytes"].items():
-        (ledger / name).write_bytes(data)
-
-
 def _shard_number(memory, ctx, field, value):
     shard = sorted((Path(memory.memory_dir) / "ledger").glob("*.jsonl"))[0]
     lines = shard.read_bytes().decode("utf-8").splitlines()
@@ -54,7 +45,7 @@ def _shard_number(memory, ctx, field, value):
                            ("expand", lambda: memory.expand(ctx["note_ids"][:1])), ("notes", memory.notes)):
             expect_result_or_error(f"{what} after {field}={value}", call)
     finally:
-        _restore_shards(memory, ctx)
+        restore_shards(memory, ctx)
         memory.reindex()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from fuzz_harness import (JSON_SCALARS, JSON_VALUES, REPO, SLOW_CASE_S, Bug, expect_result_or_error, make_project,
-                          mutated_lines, snapshot, text_like)
+                          mutated_lines, restore_shards, snapshot, text_like)
 from fuzz_hostile import check_hostile, hostile_inputs
 from memory_custodian.agents.hosts import HOSTS
 from memory_custodian.errors import CustodianError
@@ -112,13 +112,7 @@ def check_edit_buffer(text, ctx):
     outcome, _ = expect_result_or_error("edit_checkin", memory.edit_checkin, path, reason="fuzz",
                                         memory_dir=memory.memory_dir)
     if outcome == "ok":
-        # Put the ledger back as it was checked out, so the next mutated buffer is not a conflict.
-        ledger = Path(memory.memory_dir) / "ledger"
-        for shard in ledger.glob("*.jsonl"):
-            if shard.name not in ctx["ledger_bytes"]:
-                shard.unlink()
-        for name, data in ctx["ledger_bytes"].items():
-            (ledger / name).write_bytes(data)
+        restore_shards(memory, ctx)  # as it was checked out: the next mutated buffer is no conflict
         for cache in (Path(memory.memory_dir) / ".cache").glob("index.sqlite*"):
             cache.unlink()
     return kind

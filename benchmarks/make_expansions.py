@@ -26,37 +26,37 @@ HYPONYM_DEPTH = 3
 MIN_TAGGED = 1  # a word is common when at least this many of its senses are tagged in WordNet's corpus
 
 
+def _records(folder, kind):
+    """(pos, line) for each record of WordNet's `kind` files (index or data), its licence header skipped."""
+    for pos, name in POS.items():
+        with open(os.path.join(folder, f"{kind}.{name}"), encoding="latin-1") as f:
+            for line in f:
+                if not line.startswith(" "):
+                    yield pos, line
+
+
 def read_index(folder):
     """{(lemma, pos): (tagged sense count, [synset offsets in frequency order])}."""
     out = {}
-    for pos, name in POS.items():
-        with open(os.path.join(folder, f"index.{name}"), encoding="latin-1") as f:
-            for line in f:
-                if line.startswith(" "):
-                    continue
-                p = line.split()
-                lemma, n_syn, n_ptr = p[0], int(p[2]), int(p[3])
-                tagged = int(p[5 + n_ptr])
-                out[(lemma, pos)] = (tagged, p[6 + n_ptr:6 + n_ptr + n_syn])
+    for pos, line in _records(folder, "index"):
+        p = line.split()
+        lemma, n_syn, n_ptr = p[0], int(p[2]), int(p[3])
+        tagged = int(p[5 + n_ptr])
+        out[(lemma, pos)] = (tagged, p[6 + n_ptr:6 + n_ptr + n_syn])
     return out
 
 
 def read_data(folder):
     """{(offset, pos): (lemmas, [(symbol, offset, pos)])}; adjective satellites are `a`."""
     out = {}
-    for pos, name in POS.items():
-        with open(os.path.join(folder, f"data.{name}"), encoding="latin-1") as f:
-            for line in f:
-                if line.startswith(" "):
-                    continue
-                p = line.split(" | ")[0].split()
-                n_words = int(p[3], 16)
-                lemmas = [p[4 + 2 * i].lower() for i in range(n_words)]
-                at = 4 + 2 * n_words
-                n_ptr = int(p[at])
-                ptrs = [(p[at + 1 + 4 * i], p[at + 2 + 4 * i], p[at + 3 + 4 * i].replace("s", "a"))
-                        for i in range(n_ptr)]
-                out[(p[0], pos)] = (lemmas, ptrs)
+    for pos, line in _records(folder, "data"):
+        p = line.split(" | ")[0].split()
+        n_words = int(p[3], 16)
+        lemmas = [p[4 + 2 * i].lower() for i in range(n_words)]
+        at = 4 + 2 * n_words
+        n_ptr = int(p[at])
+        ptrs = [(p[at + 1 + 4 * i], p[at + 2 + 4 * i], p[at + 3 + 4 * i].replace("s", "a")) for i in range(n_ptr)]
+        out[(p[0], pos)] = (lemmas, ptrs)
     return out
 
 

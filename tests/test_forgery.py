@@ -97,35 +97,42 @@ def test_cli_output_shows_no_forged_note(project, command):
     _check(result.stdout, set(ids.values()))
 
 
-def test_the_claude_session_start_cap_counts_utf16_units(tmp_path, monkeypatch):
-    from memory_custodian.agents.hosts import claude
-
+@pytest.fixture
+def emoji_brief(tmp_path, monkeypatch):
+    """A project whose brief is emoji-rich: past a cap in UTF-16 units, though not in code points."""
     memory = Memory.open(tmp_path)
     memory.init()
     brief = tmp_path / "docs/memory/brief.md"
     brief.write_text(brief.read_text(encoding="utf-8") + "".join(f"- point {i}: {'🚀🧪📦🔐' * 15}\n" for i in range(400)),
                      encoding="utf-8")
-    cap = 3_000  # a pack of emoji past it in UTF-16 units, though not in code points
-    monkeypatch.setattr(claude.HOST, "start_max_chars", cap)
-    context = _hook(tmp_path, "SessionStart")
-    units = len(context.encode("utf-16-le")) // 2
-    assert len(context) < units <= cap, (len(context), units)
+
+    def cap_at(units: int) -> None:
+        from memory_custodian.agents.hosts import claude
+
+        monkeypatch.setattr(claude.HOST, "start_max_chars", units)
+
+    return tmp_path, cap_at
 
 
-def test_the_claude_repack_after_compaction_counts_utf16_units(tmp_path, monkeypatch):
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def test_the_claude_session_start_cap_counts_utf16_units(emoji_brief):
+    root, cap_at = emoji_brief
+    cap_at(3_000)
+    context = _hook(root, "SessionStart")
+    assert len(context) < _units(context) <= 3_000, (len(context), _units(context))
+
+
+def test_the_claude_repack_after_compaction_counts_utf16_units(emoji_brief):
     from memory_custodian.agents import hooks
-    from memory_custodian.agents.hosts import claude
 
-    memory = Memory.open(tmp_path)
-    memory.init()
-    brief = tmp_path / "docs/memory/brief.md"
-    brief.write_text(brief.read_text(encoding="utf-8") + "".join(f"- point {i}: {'🚀🧪📦🔐' * 15}\n" for i in range(400)),
-                     encoding="utf-8")
-    cap = 4_700
-    monkeypatch.setattr(claude.HOST, "start_max_chars", cap)
-    _hook(tmp_path, "SessionStart")
-    _hook(tmp_path, "PreCompact")
-    context = _hook(tmp_path, "UserPromptSubmit")  # the pack alone (no ledger notes match): it is sent again
-    units = len(context.encode("utf-16-le")) // 2
+    root, cap_at = emoji_brief
+    cap_at(4_700)
+    _hook(root, "SessionStart")
+    _hook(root, "PreCompact")
+    context = _hook(root, "UserPromptSubmit")  # the pack alone (no ledger notes match): it is sent again
     # the re-sent pack leaves the prompt's lines their room under the cap, in the host's unit
-    assert "🚀" in context and len(context) < units <= cap - hooks.PROMPT_BLOCK_CHARS, (len(context), units)
+    assert "🚀" in context and len(context) < _units(context) <= 4_700 - hooks.PROMPT_BLOCK_CHARS, \
+        (len(context), _units(context))
