@@ -168,14 +168,17 @@ class Crash:
 
     def shard_sizes(self) -> dict:
         ledger = Path(self.memory.memory_dir) / "ledger"
-        return {p: p.stat().st_size for p in ledger.glob("*.jsonl")} if ledger.is_dir() else {}
+        return {p: (st.st_size, st.st_ino) for p in ledger.glob("*.jsonl") for st in [p.stat()]} \
+            if ledger.is_dir() else {}
 
     def maybe_tear(self, before: dict) -> None:
         """A SIGKILL cannot split one write(), but a power cut can lose the unsynced end of an
-        unacknowledged append: cut what the killed command appended at a random byte, half the time."""
-        for path, size in self.shard_sizes().items():
-            old = before.get(path, 0)
-            if size > old + 1 and self.rng.random() < 0.5:
+        unacknowledged append: cut what the killed command appended at a random byte, half the time.
+        A shard the command replaced (a new inode: written, synced, then renamed) is not torn: its
+        tail is no append of the killed command but lines that were there before."""
+        for path, (size, inode) in self.shard_sizes().items():
+            old, old_inode = before.get(path, (0, inode))
+            if inode == old_inode and size > old + 1 and self.rng.random() < 0.5:
                 with open(path, "r+b") as fh:
                     fh.truncate(self.rng.randint(old + 1, size - 1))
                 self.stats["tails_torn"] += 1
