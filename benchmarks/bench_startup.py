@@ -1,10 +1,11 @@
 """Fresh-process start-up of two `memory-custodian` executables, interleaved in one run.
 
-    python benchmarks/bench_startup.py BEFORE AFTER [--runs 31] [--notes 60]
+    python benchmarks/bench_startup.py BEFORE AFTER [--runs 31] [--notes 60] [--corpus 7490]
 
 Each case runs once with BEFORE, then once with AFTER, and so on, so that a busy machine slows
 both alike; the table gives min and median milliseconds of each and the ratio AFTER/BEFORE
-(below 1.0: AFTER is faster). Each runs on its own copy of one small temp project (built with
+(below 1.0: AFTER is faster). `--corpus N` writes a realistic ledger of N varied notes
+(`make_corpus.py`) instead of N look-alike ones, and recalls a prose question. Each runs on its own copy of one small temp project (built with
 BEFORE): their index formats may differ, and on a shared `.cache/` each run would rebuild the
 index the other left. Byte-code caches are written and reused as on an installed machine.
 """
@@ -32,6 +33,7 @@ def cases(root: str) -> dict[str, tuple[list[str], bytes]]:
 
     return {
         "recall": (["recall", "cache invalidation"], b""),
+        "recall (a prose question)": (["recall", "why does the refund webhook retry twice?"], b""),
         "remember": (["remember", "--tag", "bench", "start-up bench note"], b""),
         "read --task implementation": (["read", "--task", "implementation"], b""),
         "hook SessionStart": (["hook", "SessionStart"], hook_payload("SessionStart", source="startup")),
@@ -65,11 +67,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("after")
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--notes", type=int, default=60)
+    ap.add_argument("--corpus", type=int, default=0, help="a realistic ledger of this many notes instead")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         roots = os.path.join(tmp, "before"), os.path.join(tmp, "after")
         os.mkdir(roots[0])
-        build_project(args.before, roots[0], args.notes)
+        build_project(args.before, roots[0], 0 if args.corpus else args.notes)
+        if args.corpus:
+            manifest = os.path.join(roots[0], "docs", "memory", "manifest.md")
+            with open(manifest, encoding="utf-8") as fh:
+                kept = fh.read()  # the corpus writes a bare manifest: keep init's
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_corpus.py"),
+                            roots[0], "--notes", str(args.corpus)], check=True, capture_output=True)
+            with open(manifest, "w", encoding="utf-8") as fh:
+                fh.write(kept)
         shutil.copytree(roots[0], roots[1], ignore=shutil.ignore_patterns(".cache"))
         runs = [(exe, root, cases(root)) for exe, root in zip((args.before, args.after), roots)]
         times = {name: ([], []) for name in runs[0][2]}
