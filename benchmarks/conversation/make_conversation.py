@@ -23,16 +23,16 @@ corpus.jsonl, truth.jsonl, truth-train.jsonl, truth-test.jsonl.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
-from make_truth import NOW, Builder, write_project  # noqa: E402
+from make_truth import NOW, Builder, write_project, write_truth  # noqa: E402
 
 from events import EVENTS, FILLER, PEOPLE, REACTIONS  # noqa: E402
 
@@ -153,15 +153,7 @@ def write(b: Builder, queries: list[dict]) -> None:
     if memory.exists():
         shutil.rmtree(memory)  # nothing of an older recipe's folder may stay
     write_project(memory, MANIFEST, BRIEF, b.events)
-    dump = lambda path, rows: path.write_text(  # noqa: E731
-        "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    dump(HERE / "corpus.jsonl", sorted(b.notes.values(), key=lambda r: r["id"]))
-    for i, q in enumerate(queries):
-        q["id"] = f"c{i + 1:03d}"
-    train, test = split_by_event(queries)
-    dump(HERE / "truth.jsonl", queries)
-    dump(HERE / "truth-train.jsonl", sorted(train, key=lambda q: q["id"]))
-    dump(HERE / "truth-test.jsonl", sorted(test, key=lambda q: q["id"]))
+    write_truth(HERE, b.notes, queries, "c", split_by_event)
 
 
 def main() -> None:
@@ -172,9 +164,7 @@ def main() -> None:
     replay = Ledger(HERE / "project" / "docs" / "memory").load()
     if replay.problems or len(replay.notes) != len(b.notes):
         raise SystemExit(f"ledger problems: {[p.to_dict() for p in replay.problems[:3]]}")
-    cats: dict[str, int] = {}
-    for q in queries:
-        cats[q["category"]] = cats.get(q["category"], 0) + 1
+    cats = Counter(q["category"] for q in queries)
     print(f"{len(b.notes)} notes, {len(queries)} queries ({', '.join(f'{k} {v}' for k, v in sorted(cats.items()))}), "
           f"last turn {max(e['at'] for e in b.events)}, evaluate as of {NOW}")
 

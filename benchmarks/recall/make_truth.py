@@ -20,6 +20,7 @@ import json
 import random
 import shutil
 import sys
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -271,16 +272,20 @@ def write_project(memory: Path, manifest: str, brief: str, events: list[dict]) -
         (ledger / f"{month}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def write_truth(folder: Path, notes: dict, queries: list[dict], prefix: str, split_queries) -> None:
+    """The corpus, the queries numbered `prefix001`…, and their train and test splits, beside the project."""
+    _dump(folder / "corpus.jsonl", sorted(notes.values(), key=lambda r: r["id"]))
+    for i, q in enumerate(queries):
+        q["id"] = f"{prefix}{i + 1:03d}"
+    train, test = split_queries(queries)
+    _dump(folder / "truth.jsonl", queries)
+    _dump(folder / "truth-train.jsonl", sorted(train, key=lambda q: q["id"]))
+    _dump(folder / "truth-test.jsonl", sorted(test, key=lambda q: q["id"]))
+
+
 def write(b: Builder, queries: list[dict]) -> None:
     write_project(HERE / "project" / "docs" / "memory", MANIFEST, BRIEF, b.events)
-    corpus = sorted(b.notes.values(), key=lambda r: r["id"])
-    _dump(HERE / "corpus.jsonl", corpus)
-    for i, q in enumerate(queries):
-        q["id"] = f"q{i + 1:03d}"
-    train, test = split(queries)
-    _dump(HERE / "truth.jsonl", queries)
-    _dump(HERE / "truth-train.jsonl", sorted(train, key=lambda q: q["id"]))
-    _dump(HERE / "truth-test.jsonl", sorted(test, key=lambda q: q["id"]))
+    write_truth(HERE, b.notes, queries, "q", split)
 
 
 def verify(b: Builder) -> None:
@@ -303,12 +308,8 @@ def main() -> None:
     b, queries = build()
     write(b, queries)
     verify(b)
-    states: dict[str, int] = {}
-    for rec in b.notes.values():
-        states[rec["state"]] = states.get(rec["state"], 0) + 1
-    cats: dict[str, int] = {}
-    for q in queries:
-        cats[q["category"]] = cats.get(q["category"], 0) + 1
+    states = Counter(rec["state"] for rec in b.notes.values())
+    cats = Counter(q["category"] for q in queries)
     print(f"{len(b.notes)} notes ({', '.join(f'{k} {v}' for k, v in sorted(states.items()))}), "
           f"{len(b.events)} events; {len(queries)} queries ({', '.join(f'{k} {v}' for k, v in sorted(cats.items()))})")
 
