@@ -27,9 +27,9 @@ sys.path.insert(0, str(HERE.parent / "src"))
 
 from make_corpus import generate  # noqa: E402
 
-from memory_custodian.ledger.export import render_rows  # noqa: E402
-from memory_custodian.ledger.text_api import _no_cyclic_gc  # noqa: E402
-from memory_custodian.ledger.store import Ledger  # noqa: E402
+from memory_custodian.ledger.text.export import render_rows  # noqa: E402
+from memory_custodian.ledger.text.text_api import _no_cyclic_gc  # noqa: E402
+from memory_custodian.ledger.storage.store import Ledger  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 

@@ -35,8 +35,8 @@ TARGETS = {"rebuild_s": 20.0, "recall_p50_ms": 5.0, "fresh_recall_ms": 150.0, "f
 
 def make_queries(root: Path, n: int, seed: int = 3) -> list[dict]:
     """Varied queries drawn from the corpus itself, as a person or an agent would ask."""
-    from memory_custodian.ledger.ranking import STOPWORDS
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.ledger.recall.ranking import STOPWORDS
+    from memory_custodian.ledger.storage.store import Ledger
 
     rnd = random.Random(seed)
     events = []
@@ -81,8 +81,8 @@ def child(root: Path, queries_n: int) -> dict:
     import resource
 
     from memory_custodian import Memory
-    from memory_custodian.ledger.index import Index
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.ledger.index.index import Index
+    from memory_custodian.ledger.storage.store import Ledger
 
     memory_dir = root / "docs" / "memory"
     queries = make_queries(root, queries_n)
@@ -127,7 +127,7 @@ class _WorkerPeaks(dict):
     def __enter__(self):
         import threading
 
-        from memory_custodian.ledger import rebuild_worker
+        from memory_custodian.ledger.index import rebuild_worker
 
         self._real_init, self._procs, self._done = rebuild_worker.Workers.__init__, [], threading.Event()
         real_init, procs = self._real_init, self._procs
@@ -152,7 +152,7 @@ class _WorkerPeaks(dict):
                 self[proc.pid] = max(self.get(proc.pid, 0.0), hwm)
 
     def __exit__(self, *exc) -> None:
-        from memory_custodian.ledger import rebuild_worker
+        from memory_custodian.ledger.index import rebuild_worker
 
         self._done.set()
         self._thread.join()

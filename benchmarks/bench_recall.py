@@ -34,8 +34,8 @@ SETS = {"software": TRUTH, "conversation": HERE / "conversation"}
 NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 
-from memory_custodian.ledger import ranking, semantic  # noqa: E402
-from memory_custodian.ledger.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
+from memory_custodian.ledger.recall import ranking, semantic  # noqa: E402
+from memory_custodian.ledger.recall.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 _PLAIN_RE = re.compile(r"[A-Za-z0-9]+")
@@ -197,7 +197,7 @@ class Bm25Baseline:
         import numpy
         from rank_bm25 import BM25Okapi
 
-        from memory_custodian.ledger.paths import any_match
+        from memory_custodian.ledger.storage.paths import any_match
 
         self.numpy, self.any_match = numpy, any_match
         self.notes = [n for n in memory.notes() if n.state_at(NOW) == "active" and n.scope == "workspace"]

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from memory_custodian.agents.rule_prompts import standing_rule
+from memory_custodian.session.rule_prompts import standing_rule
 
 LABELLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rules", "labelled.jsonl")
 

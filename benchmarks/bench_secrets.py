@@ -31,7 +31,7 @@ import gitleaks_samples  # noqa: E402
 import secret_samples  # noqa: E402
 from test_attacks_secrets import CLEAN_CORPUS, secrets_corpus  # noqa: E402
 
-from memory_custodian.secrets import scan  # noqa: E402
+from memory_custodian.base.secrets import scan  # noqa: E402
 
 MESSAGES = {
     "prose prompt": "please fix the flaky test in tests/test_store.py; the lock is released before the rename " * 3,
@@ -43,7 +43,7 @@ MESSAGES = {
 _PROBE = """
 import json, statistics, sys, time
 t = time.perf_counter()
-from memory_custodian.secrets import scan
+from memory_custodian.base.secrets import scan
 scan('deploy the refund webhook after the lock is released; see docs/ops.md')
 cold = (time.perf_counter() - t) * 1000
 warm = {}

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_recall as B  # noqa: E402
 
-from memory_custodian.ledger import semantic  # noqa: E402
+from memory_custodian.ledger.recall import semantic  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 # what `pip install 'memory-custodian[semantic]'` adds to a plain install (wordllama and what it pulls in)
@@ -47,7 +47,7 @@ def install_size_mb() -> float:
 def fresh_load_s() -> tuple[float, float]:
     """(import, import + model load) seconds in a fresh process, best of 3."""
     code = ("import time; t=time.perf_counter(); import wordllama; i=time.perf_counter()-t; "
-            "from memory_custodian.ledger import semantic; semantic.encoder(); print(i, time.perf_counter()-t)")
+            "from memory_custodian.ledger.recall import semantic; semantic.encoder(); print(i, time.perf_counter()-t)")
     best = None
     for _ in range(3):
         out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
-from memory_custodian.errors import CustodianError  # noqa: E402
+from memory_custodian.base.errors import CustodianError  # noqa: E402
 
 SLOW_CASE_S = 5.0  # a single case slower than this counts as a hang
 

@@ -13,11 +13,11 @@ from fuzz_harness import (JSON_SCALARS, JSON_VALUES, REPO, SLOW_CASE_S, Bug, exp
                           mutated_lines, restore_shards, snapshot, text_like)
 from fuzz_hostile import check_hostile, hostile_inputs
 from memory_custodian.agents.hosts import HOSTS
-from memory_custodian.errors import CustodianError
+from memory_custodian.base.errors import CustodianError
 
 
 def _manifest_sample() -> str:
-    from memory_custodian.curated import templates
+    from memory_custodian.curated.write import templates
 
     for name in dir(templates):
         value = getattr(templates, name)
@@ -27,7 +27,7 @@ def _manifest_sample() -> str:
 
 
 def check_manifest(text, ctx):
-    from memory_custodian.curated.manifest import parse_manifest
+    from memory_custodian.curated.manifest.reader import parse_manifest
 
     kind, manifest = expect_result_or_error("parse_manifest", parse_manifest, text)
     if kind == "ok":
@@ -37,7 +37,7 @@ def check_manifest(text, ctx):
 
 
 def check_units(text, ctx):
-    from memory_custodian.curated.units import pack, serialize, split_units
+    from memory_custodian.curated.parse.units import pack, serialize, split_units
 
     kind, doc = expect_result_or_error("split_units", split_units, text)
     if kind == "ok" and serialize(doc) != text:
@@ -48,13 +48,13 @@ def check_units(text, ctx):
 
 
 def check_ledger_lines(data, ctx):
-    from memory_custodian.ledger.store import parse_lines
+    from memory_custodian.ledger.storage.store import parse_lines
 
     kind, _ = expect_result_or_error("parse_lines", parse_lines, "ledger/2026-11.jsonl", data)
     lk, parsed = expect_result_or_error("parse_lines(lenient)", parse_lines, "ledger/2026-11.jsonl", data, lenient=True)
     if lk == "error":
         raise Bug(f"parse_lines(lenient=True) raised {parsed.one_line()} — doctor must survive any bytes")
-    from memory_custodian.ledger.fold import replay
+    from memory_custodian.ledger.storage.fold import replay
 
     events = parsed[0]
     expect_result_or_error("replay", replay, events)
@@ -87,8 +87,8 @@ def _events():
 
 
 def check_replay(events, ctx):
-    from memory_custodian.ledger.fold import replay, shape_error
-    from memory_custodian.ledger.store import encode_event, parse_lines
+    from memory_custodian.ledger.storage.fold import replay, shape_error
+    from memory_custodian.ledger.storage.store import encode_event, parse_lines
 
     good = [e for e in events if expect_result_or_error("shape_error", shape_error, e)[1] is None]
     kind, out = expect_result_or_error("replay", replay, good)
@@ -103,7 +103,7 @@ def check_replay(events, ctx):
 
 
 def check_edit_buffer(text, ctx):
-    from memory_custodian.ledger.edit import parse_buffer
+    from memory_custodian.ledger.text.edit import parse_buffer
 
     kind, _ = expect_result_or_error("parse_buffer", parse_buffer, text, "buf.md")
     memory = ctx["memory"]
@@ -119,7 +119,7 @@ def check_edit_buffer(text, ctx):
 
 
 def check_truth(text, ctx):
-    from memory_custodian.ledger.evaluate import load_truth
+    from memory_custodian.ledger.recall.evaluate import load_truth
 
     path = ctx["tmp"] / "truth.jsonl"
     path.write_text(text, encoding="utf-8")
@@ -132,7 +132,7 @@ def _truth_sample() -> str:
 
 
 def check_config(raw, ctx):
-    from memory_custodian.ledger.config import parse_config
+    from memory_custodian.ledger.storage.config import parse_config
 
     return expect_result_or_error("parse_config", parse_config, raw, Path("config.json"))[0]
 
@@ -266,7 +266,7 @@ def check_mcp(value, ctx):
 
 def _check_mcp_trust(memory, tool, result):
     """Whatever the arguments, the server never writes `human` provenance or a curated file but the inbox."""
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.ledger.storage.store import Ledger
 
     for ev in Ledger(memory.memory_dir).read_events(lenient=True)[0]:
         if ev.get("actor") == "agent" and (ev.get("provenance") == "human" or ev.get("to") == "human"
@@ -353,7 +353,7 @@ def check_ledger_write(value, ctx):
 
 
 def check_secrets_scan(text, ctx):
-    from memory_custodian.secrets import scan
+    from memory_custodian.base.secrets import scan
 
     started = time.monotonic()
     expect_result_or_error("secrets.scan", scan, text)
@@ -367,7 +367,7 @@ SECRETISH = ["password=", "secret: '", "postgres://u:", "@h/db", "AKIA", "ghp_",
 
 
 def check_globs(pattern, ctx):
-    from memory_custodian.curated.globs import compile_glob, glob_match, validate_glob
+    from memory_custodian.curated.manifest.globs import compile_glob, glob_match, validate_glob
 
     kind, clean = expect_result_or_error("validate_glob", validate_glob, pattern)
     if kind == "ok":

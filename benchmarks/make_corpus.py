@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from memory_custodian.ledger.fold import apply, transition_error  # noqa: E402
-from memory_custodian.ledger.ids import CROCKFORD, ms_to_iso  # noqa: E402
-from memory_custodian.ledger.store import encode_event  # noqa: E402
+from memory_custodian.ledger.storage.fold import apply, transition_error  # noqa: E402
+from memory_custodian.ledger.storage.ids import CROCKFORD, ms_to_iso  # noqa: E402
+from memory_custodian.ledger.storage.store import encode_event  # noqa: E402
 
 START_MS = 1_764_547_200_000  # 2025-12-01T00:00:00Z
 SPAN_MS = 364 * 86_400_000

@@ -1,4 +1,4 @@
-"""Generate the query-expansion table (`ledger/data/expansions.tsv`) from Princeton WordNet 3.0.
+"""Generate the query-expansion table (`ledger/recall/data/expansions.tsv`) from Princeton WordNet 3.0.
 
 The table is general English (WordNet's words and relations only, never a truth set's): for each
 common single word (one with a sense tagged in WordNet's sense-tagged corpus), the common
@@ -18,7 +18,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "src", "memory_custodian", "ledger", "data", "expansions.tsv")
+OUT = os.path.join(HERE, "..", "src", "memory_custodian", "ledger", "recall", "data", "expansions.tsv")
 POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 SENSES = 3  # a word's most frequent senses whose neighbours it expands to
 PER_WORD = 40

@@ -47,7 +47,7 @@ def make_project(root: Path, *, export: bool = True):
 
 
 def curated_text(memory_dir: Path) -> str:
-    from memory_custodian.fsutil import read_utf8
+    from memory_custodian.base.fsutil import read_utf8
 
     parts = []
     for pattern in CURATED_GLOBS:
@@ -59,11 +59,11 @@ def curated_text(memory_dir: Path) -> str:
 
 def unparseable_files(memory_dir: Path) -> list[str]:
     """Every memory file that no longer parses: curated Markdown, the manifest, the ledger lines."""
-    from memory_custodian.curated.manifest import parse_manifest
-    from memory_custodian.curated.units import split_units
-    from memory_custodian.errors import CustodianError
-    from memory_custodian.fsutil import read_utf8
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.curated.manifest.reader import parse_manifest
+    from memory_custodian.curated.parse.units import split_units
+    from memory_custodian.base.errors import CustodianError
+    from memory_custodian.base.fsutil import read_utf8
+    from memory_custodian.ledger.storage.store import Ledger
 
     bad = []
     for pattern in CURATED_GLOBS:
@@ -85,10 +85,10 @@ def unparseable_files(memory_dir: Path) -> list[str]:
 
 
 def replay_state(memory_dir: Path):
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.ledger.storage.store import Ledger
 
     events, _, problems = Ledger(memory_dir).read_events(lenient=True)
-    from memory_custodian.ledger.fold import replay
+    from memory_custodian.ledger.storage.fold import replay
 
     notes, by_note, fold_problems = replay(events)
     return events, notes, problems + fold_problems

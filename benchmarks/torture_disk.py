@@ -275,7 +275,7 @@ def _changed(before: dict, after: dict) -> set:
 
 def judge_honesty(memory, before: dict, found_before: set, error, finish, removes_secret: bool) -> list[str]:
     """What is wrong with `error` (None: the write succeeded) against the files now; then finish."""
-    from memory_custodian.errors import CustodianError
+    from memory_custodian.base.errors import CustodianError
 
     mem = Path(memory.memory_dir)
     after = _files(mem, cache=False)
@@ -331,7 +331,7 @@ def _fill(mnt: Path, free_kib: int) -> None:
 
 def _one_case(root: Path, writer: str, step: str, trouble) -> dict:
     """Run `writer` with `trouble` (a context manager: the full disk or the failing rename) on a fresh project."""
-    from memory_custodian.errors import CustodianError
+    from memory_custodian.base.errors import CustodianError
     from memory_custodian.memory import Memory
 
     setup, act, finish, removes = HONEST_WRITERS[writer]

@@ -15,7 +15,7 @@ from torture_common import RECOVERABLE, SRC, cli, curated_text, make_project, re
 def _worker(args) -> dict:
     index, root, seconds, seed, use_cli = args
     sys.path.insert(0, str(SRC))
-    from memory_custodian.errors import Corrupt, CustodianError, Refused
+    from memory_custodian.base.errors import Corrupt, CustodianError, Refused
     from memory_custodian.memory import Memory
 
     rng = random.Random(seed)
@@ -74,7 +74,7 @@ def _worker(args) -> dict:
                 memory.read("implementation", paths=("src/x.py",))
                 count("read")
             else:
-                from memory_custodian.ledger.store import Ledger
+                from memory_custodian.ledger.storage.store import Ledger
 
                 events, _, problems = Ledger(memory.memory_dir).read_events(lenient=True)
                 ids = {ev["note"] for ev in events}
@@ -153,7 +153,7 @@ def run_threads(tmp: Path, threads: int = 8, per_thread: int = 10) -> dict:
     """The library from several threads of one process (an embedding app, the MCP SDK's workers)."""
     import threading
 
-    from memory_custodian.errors import CustodianError
+    from memory_custodian.base.errors import CustodianError
     from memory_custodian.memory import Memory
 
     root = tmp / "threads"

@@ -90,7 +90,7 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None
     """Run `memory-custodian ARGS` in this process, with its own stdin/stdout/stderr, cwd and environment;
     returns what `run_cli_process` would."""
     from memory_custodian.cli import run
-    from memory_custodian.curated.journal import CRASH_ENV
+    from memory_custodian.curated.write.journal import CRASH_ENV
 
     assert CRASH_ENV not in (env or {}), "a command that SIGKILLs itself needs run_cli_process"
     data = input.encode("utf-8") if isinstance(input, str) else (input or b"")
@@ -155,7 +155,7 @@ def _not_inside_an_agent_host(monkeypatch):
 
 def unfenced(stdout: str) -> str:
     """The memory text of `read`/`recall`/`expand` output, without the data notice and the fence."""
-    from memory_custodian.agents.fence import DATA_NOTICE
+    from memory_custodian.base.fence import DATA_NOTICE
 
     head, _, rest = stdout.partition("\n")
     assert head == DATA_NOTICE, stdout[:200]

@@ -12,7 +12,7 @@ import base64
 import json
 import os
 
-from memory_custodian.secrets import scan
+from memory_custodian.base.secrets import scan
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks", "secrets",
                        "gitleaks_samples.json")

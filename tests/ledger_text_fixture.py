@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from memory_custodian.ledger.store import encode_event
+from memory_custodian.ledger.storage.store import encode_event
 from memory_custodian.memory import Memory
 
 

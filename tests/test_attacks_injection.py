@@ -15,7 +15,7 @@ import re
 import pytest
 
 from conftest import run_cli
-from memory_custodian.agents.fence import DATA_NOTICE, fence
+from memory_custodian.base.fence import DATA_NOTICE, fence
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.mcp_server import build_server
 from memory_custodian.memory import Memory

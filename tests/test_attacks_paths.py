@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from memory_custodian.errors import CustodianError
+from memory_custodian.base.errors import CustodianError
 from memory_custodian.memory import Memory
 
 ESCAPES = ["../x", "../../etc/passwd", "/etc/passwd", "/tmp/x", "C:/x", "C:\\x", "c:x", "a/../../x", "..", "\\\\server\\share"]
@@ -297,7 +297,7 @@ def test_init_agent_refuses_any_symlinked_entry_point(tmp_path, link):
         (root / "CLAUDE.md").symlink_to("AGENTS.md")
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
     from memory_custodian.agents.install import install_agents
-    from memory_custodian.errors import InvalidInput
+    from memory_custodian.base.errors import InvalidInput
 
     with pytest.raises(InvalidInput) as err:
         install_agents(Memory.open(root), ["all"])

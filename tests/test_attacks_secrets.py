@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from memory_custodian.errors import Refused
+from memory_custodian.base.errors import Refused
 from memory_custodian.memory import Memory
-from memory_custodian.secrets import scan
+from memory_custodian.base.secrets import scan
 
 
 def _r(rng: random.Random, alphabet: str, n: int) -> str:

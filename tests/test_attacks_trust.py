@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from conftest import FIXTURES, REPO
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.mcp_server import build_server
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.ledger.storage.store import Ledger
 from memory_custodian.memory import Memory
 
 EXPECTED_TOOLS = {"memory_context", "memory_recall", "memory_expand", "memory_history", "memory_remember",

@@ -102,7 +102,7 @@ def test_truth_set_test_split_meets_the_ci_floor(tmp_path, truth):
 
 @pytest.mark.parametrize("truth", sorted(SEMANTIC_FLOORS))
 def test_truth_set_with_the_semantic_channel_meets_its_floor(tmp_path, monkeypatch, truth):
-    from memory_custodian.ledger import semantic
+    from memory_custodian.ledger.recall import semantic
 
     if not semantic.installed():
         pytest.skip("the semantic extra is not installed: pip install -e '.[semantic]'")

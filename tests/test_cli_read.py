@@ -135,7 +135,7 @@ def test_read_in_a_fresh_process_stays_lean_and_matches_in_process(project):
     fresh = run_cli_process(*args, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert fresh.returncode == 0
     imported = [line.split("|")[-1].strip() for line in fresh.stderr.splitlines() if line.startswith("import time:")]
-    assert "memory_custodian.curated.reading" in imported
+    assert "memory_custodian.curated.pack.reading" in imported
     assert not {"click", "mcp", "sqlite3", "dataclasses", "memory_custodian.cli.ledger"} & set(imported)
     assert fresh.stdout == run_cli(*args).stdout
     for fmt_args in (["--format", "json"], ["--names-only"]):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory_custodian.curated.cutting import lines_part
+from memory_custodian.curated.pack.cutting import lines_part
 
 
 def _pack(memory, count: int = 30):

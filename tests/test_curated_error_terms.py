@@ -14,7 +14,7 @@ import pytest
 
 from conftest import MC_FIXTURES
 from memory_custodian import Memory
-from memory_custodian.errors import CustodianError
+from memory_custodian.base.errors import CustodianError
 from memory_custodian.cli.terms import CLI_TERMS
 
 GITHUB_TOKEN = "ghp_" + "a1B2" * 9

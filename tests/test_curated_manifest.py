@@ -7,17 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from conftest import MC_FIXTURES
 
-from memory_custodian.curated import globs
-from memory_custodian.curated.manifest import parse_manifest
-from memory_custodian.curated.routing import (
-    CANONICAL_TASKS,
-    TASK_ALIASES,
-    budget_for,
-    canonical_task,
-    validate_route_path,
+from memory_custodian.curated.manifest import globs
+from memory_custodian.curated.manifest.reader import parse_manifest
+from memory_custodian.curated.manifest.routing import (
+    CANONICAL_TASKS, TASK_ALIASES, budget_for, canonical_task, validate_route_path,
 )
-from memory_custodian.curated.templates import MANIFEST
-from memory_custodian.errors import InvalidInput
+from memory_custodian.curated.write.templates import MANIFEST
+from memory_custodian.base.errors import InvalidInput
 
 DOGFOOD = (MC_FIXTURES / "dogfood" / "docs" / "memory" / "manifest.md").read_text(encoding="utf-8")
 
@@ -78,7 +74,7 @@ def test_bullets_before_a_load_line_are_required():
 
 
 def test_template_manifest_parses_and_matches_fixture_routes():
-    from memory_custodian.curated.templates import render
+    from memory_custodian.curated.write.templates import render
 
     m = parse_manifest(render("manifest.md", date="2026-01-01", memory_dir="docs/memory"))
     d = parse_manifest(DOGFOOD)
@@ -194,8 +190,8 @@ def test_normalize_path(tmp_path):
 
 
 def test_template_budgets_the_ledger_sections_with_the_ledger_defaults():
-    from memory_custodian.curated.templates import render
-    from memory_custodian.ledger.context import DEFAULT_BUDGETS
+    from memory_custodian.curated.write.templates import render
+    from memory_custodian.ledger.pack_sections import DEFAULT_BUDGETS
 
     m = parse_manifest(render("manifest.md", date="2026-01-01", memory_dir="docs/memory"))
     assert m.ledger_budgets == DEFAULT_BUDGETS
@@ -233,8 +229,8 @@ REGEX_TEXT = st.text(alphabet=st.sampled_from("- `:ab.md0129 tokenTOKENSmaxMAX_\
 def test_string_readers_agree_with_their_regexes(text):
     import re
 
-    from memory_custodian.curated.manifest_lines import _budget_amount, _bullet_path, _field
-    from memory_custodian.curated.routing import _safe_segment
+    from memory_custodian.curated.manifest.lines import _budget_amount, _bullet_path, _field
+    from memory_custodian.curated.manifest.routing import _safe_segment
 
     m = re.match(r"^- `?([^`\s]+?)`?\s*$", text)
     assert _bullet_path(text) == (m.group(1) if m else None)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from memory_custodian.curated.manifest import parse_manifest
-from memory_custodian.errors import InvalidInput
+from memory_custodian.curated.manifest.reader import parse_manifest
+from memory_custodian.base.errors import InvalidInput
 
 INDEX_NONE = "### Enabled areas\n- None enabled.\n"
 STORE_ENTRY = "### Enabled areas\n- `areas/store.md`: the storage layer\n"

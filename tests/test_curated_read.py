@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_custodian import Memory
-from memory_custodian.errors import InvalidInput, NotFound
+from memory_custodian.base.errors import InvalidInput, NotFound
 
 AREAS_INDEX = """
 ### Enabled areas

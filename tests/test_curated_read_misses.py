@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memory_custodian import Memory
 from memory_custodian.agents.mcp_server import build_server
-from memory_custodian.curated.units import pack
+from memory_custodian.curated.parse.units import pack
 
 FENCE = "`" * 3
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.curated.units import make_unit, pack, render, serialize, split_units
-from memory_custodian.tokens import estimate_tokens
+from memory_custodian.curated.parse.units import make_unit, pack, render, serialize, split_units
+from memory_custodian.base.tokens import estimate_tokens
 
 SECTIONS = """# Decisions
 
@@ -168,7 +168,7 @@ def test_split_is_lossless(text):
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab #-\n\r"), max_size=80), st.sampled_from(["## ", "- "]))
 def test_fast_boundary_scan_equals_the_line_scan(text, marker):
-    from memory_custodian.curated.units import _boundaries, _lines
+    from memory_custodian.curated.parse.units import _boundaries, _lines
 
     lines = _lines(text)
     assert _boundaries(text, marker, None, None) == _boundaries(text, marker, [False] * len(lines), lines)

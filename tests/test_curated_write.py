@@ -14,9 +14,9 @@ import pytest
 
 from conftest import MC_FIXTURES
 from memory_custodian import Memory
-from memory_custodian.curated.entries import today
-from memory_custodian.curated.write_api import PrivacyFinding
-from memory_custodian.errors import Conflict, InvalidInput, NotFound, Refused
+from memory_custodian.curated.write.entries import today
+from memory_custodian.curated.write.write_api import PrivacyFinding
+from memory_custodian.base.errors import Conflict, InvalidInput, NotFound, Refused
 from memory_custodian.cli.terms import CLI_TERMS
 
 GOLDEN = Path(__file__).parent / "golden" / "curated_write"
@@ -358,7 +358,7 @@ def test_compact_archives_oldest_decisions_only_when_asked(tmp_path):
     plan = m.compact(target="decisions.md", archive_oldest=True)
     result = m.compact(target="decisions.md", archive_oldest=True, apply=True, plan_id=plan.plan_id)
     assert {c["path"] for c in result.changes} == {"decisions.md", f"archive/decisions-{today()}.md", "changelog.md"}
-    from memory_custodian.tokens import estimate_tokens
+    from memory_custodian.base.tokens import estimate_tokens
 
     assert estimate_tokens(read(m, "decisions.md")) <= 800
     assert "## 2026-06-01 - Old decision 1" in read(m, f"archive/decisions-{today()}.md")
@@ -388,7 +388,7 @@ def test_enable_is_idempotent_and_golden(tmp_path):
     assert m.enable("areas/store", paths=["src/store/**"]).changes == []
     assert snapshot(m) == before
     assert_golden("enable_manifest.md", read(m, "manifest.md"))
-    from memory_custodian.curated.manifest import parse_manifest
+    from memory_custodian.curated.manifest.reader import parse_manifest
 
     entry = parse_manifest(read(m, "manifest.md")).index_entry("areas/store.md")
     assert entry.paths == ("src/store/**", "tests/test_store*.py")
@@ -526,8 +526,8 @@ WORDS = ["redis", "Redis", "redistribute", "predis", "redis_cache", "redis-clust
 def test_forget_removes_exactly_the_matching_units(bullets, sections):
     import re
 
-    from memory_custodian.curated.forget import _forget_in_text, topic_pattern
-    from memory_custodian.curated.units import split_units
+    from memory_custodian.curated.write.forget import _forget_in_text, topic_pattern
+    from memory_custodian.curated.parse.units import split_units
 
     if sections:
         body = "".join(f"## Entry {i}\n{' '.join(ws)}\n\n" for i, ws in enumerate(bullets))
@@ -547,7 +547,7 @@ def test_forget_removes_exactly_the_matching_units(bullets, sections):
 
 
 def test_entries_insertion_rules():
-    from memory_custodian.curated.entries import append_bullet, prepend_dated_item, prepend_entry
+    from memory_custodian.curated.write.entries import append_bullet, prepend_dated_item, prepend_entry
 
     # a section never swallows the bullets of a bullet-only file
     assert prepend_entry("# T\n\n- a\n- b\n", "## Tombstone: x\ny") == "# T\n\n- a\n- b\n\n## Tombstone: x\ny\n"
@@ -583,7 +583,7 @@ def test_forget_refuses_a_topic_in_a_body_only_file(tmp_path):
 
 
 def test_a_corrupt_journal_is_reported_not_guessed(tmp_path):
-    from memory_custodian.errors import Corrupt
+    from memory_custodian.base.errors import Corrupt
 
     m = make_project(tmp_path)
     cache = Path(m.memory_dir) / ".cache"
@@ -597,7 +597,7 @@ def test_a_corrupt_journal_is_reported_not_guessed(tmp_path):
 
 
 def test_journal_rolls_forward_in_process(tmp_path):
-    from memory_custodian.curated import journal
+    from memory_custodian.curated.write import journal
 
     m = make_project(tmp_path)
     mem = Path(m.memory_dir)

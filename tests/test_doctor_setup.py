@@ -10,6 +10,7 @@ from conftest import describe_brief, run_cli
 from test_git_merge import git  # noqa: F401 — the fixture
 
 from memory_custodian.memory import Memory
+from memory_custodian.agents.init_agents import init_with_agents
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -35,7 +36,7 @@ def failed(proc) -> list[str]:
 
 def test_a_healthy_project_with_every_host_wired(project):
     root, memory = project
-    memory.init(agents=["all"])
+    init_with_agents(memory, ["all"])
     proc = doctor(root, "--format", "json")
     report = json.loads(proc.stdout)
     assert proc.returncode == 0 and report["ok"], [f for f in report["setup"] if not f["ok"]]
@@ -77,7 +78,7 @@ def cache_file(root, memory):
 
 
 def hook_command(root, memory):
-    memory.init(agents=["claude"])
+    init_with_agents(memory, ["claude"])
     path = root / ".claude/settings.json"
     data = json.loads(path.read_text())
     data["hooks"]["SessionStart"][0]["hooks"][0]["command"] = "/gone/venv/bin/memory-custodian hook --host claude SessionStart"

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger_text_fixture import write_ledger
-from memory_custodian.errors import Conflict, InvalidInput, Refused
-from memory_custodian.ledger.edit import parse_buffer, plan_changes, render_checkout
-from memory_custodian.ledger.ids import CROCKFORD
-from memory_custodian.ledger.model import KINDS, PRIORITIES, Note
+from memory_custodian.base.errors import Conflict, InvalidInput, Refused
+from memory_custodian.ledger.text.edit import parse_buffer, plan_changes, render_checkout
+from memory_custodian.ledger.storage.ids import CROCKFORD
+from memory_custodian.ledger.storage.model import KINDS, PRIORITIES, Note
 
 
 def seed(memory):

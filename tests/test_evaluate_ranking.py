@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_custodian.ledger import ranking
+from memory_custodian.ledger.recall import ranking
 from memory_custodian.memory import Memory
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import run_cli
 from ledger_text_fixture import events, write_ledger
-from memory_custodian.errors import Corrupt
-from memory_custodian.ledger.export import render_export, utc
-from memory_custodian.ledger.model import Note
-from memory_custodian.ledger.mirror import MirrorDebouncer, refresh_mirror_if_enabled
+from memory_custodian.base.errors import Corrupt
+from memory_custodian.ledger.text.export import render_export, utc
+from memory_custodian.ledger.storage.model import Note
+from memory_custodian.ledger.text.mirror import MirrorDebouncer, refresh_mirror_if_enabled
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
 
@@ -245,9 +245,9 @@ def test_refresh_is_a_cheap_no_op_when_the_mirror_is_off(tmp_path):
 
     memory = write_ledger(tmp_path)
     code = ("import sys; from memory_custodian.memory import Memory; "
-            "from memory_custodian.ledger.mirror import refresh_mirror_if_enabled; "
+            "from memory_custodian.ledger.text.mirror import refresh_mirror_if_enabled; "
             f"assert refresh_mirror_if_enabled(Memory.open({str(tmp_path)!r})) is None; "
-            "heavy = [m for m in ('sqlite3', 'memory_custodian.ledger.store', 'memory_custodian.ledger.export') "
+            "heavy = [m for m in ('sqlite3', 'memory_custodian.ledger.storage.store', 'memory_custodian.ledger.text.export') "
             "if m in sys.modules]; assert not heavy, heavy")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -259,7 +259,7 @@ def test_refresh_is_a_cheap_no_op_when_the_mirror_is_off(tmp_path):
 def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_path):
     import gc
 
-    from memory_custodian.ledger.export import render_rows
+    from memory_custodian.ledger.text.export import render_rows
 
     memory = write_ledger(tmp_path)
     memory.reindex()
@@ -274,7 +274,7 @@ def test_lean_index_rows_render_like_notes_and_the_gc_is_switched_back_on(tmp_pa
 
 
 def test_order_follows_sort_key_when_times_are_unparseable_and_of_any_length():
-    from memory_custodian.ledger.export import sort_key
+    from memory_custodian.ledger.text.export import sort_key
 
     # shown as recorded: joining `time + id` into one key would put aaaa first ("t1x" vs "t1z...")
     notes = [_note("aaaa0000", "t1x"), _note("zzzz0000", "t1"), _note("bbbb0000", "2026-11-01T00:00:00.000Z"),
@@ -288,7 +288,7 @@ def test_order_follows_sort_key_when_times_are_unparseable_and_of_any_length():
 
 def test_a_field_declared_shown_as_a_line_renders_as_one_when_not_its_default(monkeypatch):
     """How a new field reaches the mirror: `shown="line"` in the model, nothing in the renderer."""
-    from memory_custodian.ledger import export
+    from memory_custodian.ledger.text import export
 
     monkeypatch.setattr(export, "LINE_FIELDS", (("confidence", None),))
     note = _note("k7m2x9qa", "2026-11-27T10:00:00.000Z")

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from memory_custodian.errors import Corrupt, InvalidInput
-from memory_custodian.fsutil import atomic_write, cache_dir, project_lock, read_utf8
+from memory_custodian.base.errors import Corrupt, InvalidInput
+from memory_custodian.base.fsutil import atomic_write, cache_dir, project_lock, read_utf8
 
 
 def test_lock_serialises_threads_of_one_process(tmp_path):
@@ -72,7 +72,7 @@ def test_atomic_write_for_caches_skips_only_the_fsyncs(tmp_path, monkeypatch):
     """`durable=False` (session caches on every prompt) still replaces atomically, without fsync."""
     import os
 
-    from memory_custodian import fsutil
+    from memory_custodian.base import fsutil
 
     target = tmp_path / "state.json"
     target.write_text("old")
@@ -89,7 +89,7 @@ def test_atomic_write_for_caches_skips_only_the_fsyncs(tmp_path, monkeypatch):
 
 
 def test_a_file_where_the_cache_folder_goes_is_a_loud_error(tmp_path):
-    from memory_custodian import fsutil
+    from memory_custodian.base import fsutil
 
     (tmp_path / ".cache").write_text("not a folder")
     with pytest.raises(Exception) as info:
@@ -101,7 +101,7 @@ def test_seek_read_answers_as_pread_does(tmp_path):
     """Windows has no os.pread: the ledger's reads at an offset fall back to a seek and a read."""
     import os
 
-    from memory_custodian import fsutil
+    from memory_custodian.base import fsutil
 
     path = tmp_path / "shard.jsonl"
     path.write_bytes(b"".join(b'{"n": %d}\n' % i for i in range(200)))
@@ -114,8 +114,9 @@ def test_seek_read_answers_as_pread_does(tmp_path):
 
 
 def test_the_ledger_works_without_pread(tmp_path, monkeypatch):
-    from memory_custodian import Memory, fsutil
-    from memory_custodian.ledger import rebuild, rebuild_worker
+    from memory_custodian import Memory
+    from memory_custodian.base import fsutil
+    from memory_custodian.ledger.index import rebuild, rebuild_worker
 
     for module in (fsutil, rebuild, rebuild_worker):
         monkeypatch.setattr(module, "read_at", fsutil.seek_read)

@@ -85,7 +85,7 @@ def test_an_interrupted_forget_is_finished_by_the_next_write_or_doctor_repair(tm
     made; `doctor` with repair finishes it, and the text is then in no file, `.cache/` included."""
     from torture_common import make_project
 
-    from memory_custodian.errors import PartlyWritten
+    from memory_custodian.base.errors import PartlyWritten
     from memory_custodian.memory import Memory
 
     root = tmp_path / "p"

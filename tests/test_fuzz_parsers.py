@@ -64,7 +64,7 @@ def test_the_harness_catches_a_stray_exception(ctx):
 
 
 def test_the_harness_catches_a_changed_file_after_an_error(ctx, tmp_path):
-    from memory_custodian.errors import InvalidInput
+    from memory_custodian.base.errors import InvalidInput
 
     def write_then_fail(path):
         path.write_text("changed", encoding="utf-8")

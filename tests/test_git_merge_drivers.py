@@ -131,7 +131,7 @@ def test_the_same_entry_changed_on_both_branches_is_one_marked_entry(git, repo):
 
 
 def test_the_driver_is_registered_with_the_absolute_command(git, repo):
-    from memory_custodian.agents.launcher import current_launcher
+    from memory_custodian.base.launcher import current_launcher
 
     driver = git(repo, "config", "--get", "merge.memory-custodian-curated.driver").stdout.strip()
     assert driver == current_launcher().command(["merge-driver", "curated"]) + " %O %A %B %P"

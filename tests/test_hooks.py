@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.agents.fence import DATA_NOTICE
+from memory_custodian.base.fence import DATA_NOTICE
 from memory_custodian.agents.hooks import REMEMBER_POINTER, START_MAX_CHARS, TURN_BUDGET_TOKENS, run_hook
 from memory_custodian.agents.hosts import HOSTS, load
 from memory_custodian.agents.recall_view import focus_query
-from memory_custodian.agents.sessions import recent_user_messages
+from memory_custodian.session.sessions import recent_user_messages
 from memory_custodian.memory import Memory
 
 REPO = Path(__file__).resolve().parents[1]
@@ -168,7 +168,7 @@ def test_turn_budget_caps_and_says_what_it_left_out(shop):
                         title=f"Refund lock variant {i}", paths=["src/shop/payments.py"])
     run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root, prompt="hello"))
     context = context_of(run_hook("claude", "PreToolUse", payload("claude", "PreToolUse", root)), "PreToolUse")
-    from memory_custodian.tokens import estimate_tokens
+    from memory_custodian.base.tokens import estimate_tokens
 
     fenced = context.split("```memory\n", 1)[1].rsplit("\n```", 1)[0]
     assert estimate_tokens(fenced) <= TURN_BUDGET_TOKENS
@@ -363,7 +363,7 @@ JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_s
        fields=st.dictionaries(st.sampled_from(["session_id", "prompt", "tool_name", "tool_input", "source",
                                                "transcript_path", "trigger"]), JSONISH, max_size=5))
 def test_any_payload_shape_gives_valid_output_or_a_named_error(shop, event, fields):
-    from memory_custodian.errors import CustodianError
+    from memory_custodian.base.errors import CustodianError
 
     root, *_ = shop
     raw = dict(fields, cwd=str(root), hook_event_name=event)

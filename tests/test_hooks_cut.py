@@ -12,7 +12,7 @@ from conftest import run_cli
 from test_hooks import context_of, payload
 
 from memory_custodian.agents.hooks import PROMPT_BLOCK_CHARS, START_MAX_CHARS
-from memory_custodian.curated.units import split_units
+from memory_custodian.curated.parse.units import split_units
 from memory_custodian.memory import Memory
 
 SESSION = "9f2c1e7a-4b1d-4c3e-9a51-0d6f3e2b7c10"  # the recorded payloads' session id

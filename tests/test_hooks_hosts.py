@@ -14,6 +14,7 @@ from memory_custodian.agents import hosts
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.hosts.adapter import Host, HookEvent
 from memory_custodian.agents.install import install_agents
+from memory_custodian.agents.init_agents import init_with_agents
 from memory_custodian.memory import Memory
 
 RECORDED = Path(__file__).parent / "fixtures" / "hosts"
@@ -108,10 +109,10 @@ def test_a_fourth_host_needs_no_other_change(fourth, tmp_path):
     assert hook("Touch", tool_name="shell", tool_input={"file_path": "src/pay.py"}) == "null"  # not a file tool
     assert hook("Squash") == "null"
 
-    report = memory.init(agents=["all"])
+    report = init_with_agents(memory, ["all"])
     assert report.agents["agents"] == ["claude", "codex", "gemini", "fourth"]
     config = json.loads((root / ".fourth/config.json").read_text())
-    from memory_custodian.agents.launcher import current_launcher
+    from memory_custodian.base.launcher import current_launcher
 
     mc = current_launcher()
     assert config["hooks"]["Touch"] == [{"hooks": [{"command": mc.command(["hook", "--host", "fourth", "Touch"]),
@@ -120,6 +121,6 @@ def test_a_fourth_host_needs_no_other_change(fourth, tmp_path):
     assert config["mcpServers"]["memory-custodian"] == mc.server(["mcp"])
     assert "Run `memory-custodian read --task implementation` first." in (root / "FOURTH.md").read_text()
     assert install_agents(memory, ["fourth"])["changed"] == []
-    removed = memory.init(agents=["fourth"], remove=True).agents
+    removed = init_with_agents(memory, ["fourth"], remove=True).agents
     assert removed["removed"] == [".fourth/config.json", "FOURTH.md"]
     assert not (root / ".fourth").exists()

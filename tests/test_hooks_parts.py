@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.agents.fence import fence
+from memory_custodian.base.fence import fence
 from memory_custodian.agents.hosts import HOSTS, load
-from memory_custodian.agents.quotes import bind_quote, find_shared_span
-from memory_custodian.agents.sessions import open_session, prune_sessions, recent_user_messages
+from memory_custodian.session.quotes import bind_quote, find_shared_span
+from memory_custodian.session.sessions import open_session, prune_sessions, recent_user_messages
 from memory_custodian.agents.touched import project_relative
-from memory_custodian.errors import InvalidInput
+from memory_custodian.base.errors import InvalidInput
 
 RECORDED = Path(__file__).parent / "fixtures" / "hosts"
 
@@ -269,7 +269,7 @@ def test_codex_patch_and_command_paths(tmp_path):
 
 
 def test_session_start_prunes_at_most_hourly(tmp_path):
-    from memory_custodian.agents.sessions import PRUNE_EVERY_S, prune_sessions_now_and_then
+    from memory_custodian.session.sessions import PRUNE_EVERY_S, prune_sessions_now_and_then
 
     memory_dir, path, old = one_session(tmp_path)
     assert prune_sessions_now_and_then(memory_dir) == 0  # nothing idle yet; the scan is stamped

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memory_custodian.agents.install import MD_BEGIN, TOML_BEGIN, install_agents
-from memory_custodian.agents.launcher import current_launcher
-from memory_custodian.errors import InvalidInput
+from memory_custodian.base.launcher import current_launcher
+from memory_custodian.base.errors import InvalidInput
 from memory_custodian.memory import Memory
 
 MC = current_launcher().command([])  # the absolute command of this installation

@@ -13,7 +13,7 @@ from conftest import run_cli_process
 from test_hooks import context_of, payload
 
 from memory_custodian.agents.install import install_agents
-from memory_custodian.agents.launcher import CONSOLE_SCRIPT, Launcher, current_launcher
+from memory_custodian.base.launcher import CONSOLE_SCRIPT, Launcher, current_launcher
 from memory_custodian.memory import Memory
 
 BARE_ENV = {"PATH": "/usr/bin:/bin"}  # what `env -i PATH=/usr/bin:/bin` leaves a host's child

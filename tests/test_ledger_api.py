@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memory_custodian.errors import InvalidInput, NotFound, Refused
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.base.errors import InvalidInput, NotFound, Refused
+from memory_custodian.ledger.storage.store import Ledger
 
 
 def shard_lines(mem):

@@ -201,8 +201,8 @@ def test_export_with_a_config_path_under_a_file_names_config_json(project):
 
 def test_atomic_write_under_a_file_reports_the_write_not_the_cleanup(tmp_path):
     """The temp file's cleanup fails with ENOTDIR too; that must not replace the error of the write."""
-    from memory_custodian import fsutil
-    from memory_custodian.errors import InvalidInput
+    from memory_custodian.base import fsutil
+    from memory_custodian.base.errors import InvalidInput
 
     (tmp_path / "afile").write_bytes(b"x\n")
     with pytest.raises(InvalidInput) as info:
@@ -220,7 +220,7 @@ def test_a_disk_error_while_re_rendering_the_mirror_after_a_checkin_or_forget_is
     import errno
 
     from memory_custodian.cli import main
-    from memory_custodian.ledger import mirror
+    from memory_custodian.ledger.text import mirror
 
     def disk_full(memory):
         raise OSError(errno.ENOSPC, "No space left on device", str(project.memory_dir / "MEMORY.md"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import run_cli
-from memory_custodian.ledger.context import ledger_sections
+from memory_custodian.ledger.pack_sections import ledger_sections
 
 
 def test_empty_ledger_has_no_sections(mem):
@@ -34,7 +34,7 @@ def test_directives_gotchas_and_recall(mem):
 
 
 def test_budgets_drop_whole_notes_and_name_them(mem):
-    from memory_custodian.tokens import estimate_tokens
+    from memory_custodian.base.tokens import estimate_tokens
 
     for i in range(5):
         mem.remember(f"directive number {i}: " + "word " * 40, kind="directive")

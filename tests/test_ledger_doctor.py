@@ -6,7 +6,7 @@ from pathlib import Path
 
 import json
 
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 
 
 def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):

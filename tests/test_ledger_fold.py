@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_custodian import Memory
-from memory_custodian.errors import Refused
-from memory_custodian.ledger.fold import apply, fold, transition_error
-from memory_custodian.ledger.ids import CROCKFORD, ms_to_iso
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.base.errors import Refused
+from memory_custodian.ledger.storage.fold import apply, fold, transition_error
+from memory_custodian.ledger.storage.ids import CROCKFORD, ms_to_iso
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 
 BASE_MS = 1_780_000_000_000  # 2026-05
 OPS = ("revoke", "flag_stale", "reinstate", "expire", "promote", "supersede", "forget", "create")

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory_custodian.ledger.ids import CROCKFORD, is_note_id, iso_to_ms, ms_to_iso, new_note_id, new_ulids
+from memory_custodian.ledger.storage.ids import CROCKFORD, is_note_id, iso_to_ms, ms_to_iso, new_note_id, new_ulids
 
 
 def test_note_ids_are_8_lowercase_crockford():
@@ -16,7 +16,7 @@ def test_note_ids_are_8_lowercase_crockford():
 
 
 def test_ulids_are_monotonic_within_a_process(monkeypatch):
-    from memory_custodian.ledger import ids as ids_mod
+    from memory_custodian.ledger.storage import ids as ids_mod
 
     # the far-future clock below must not leak into later tests of this process (their notes
     # would be stamped 2096 and look changed to the hooks' "already shown" check)

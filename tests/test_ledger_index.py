@@ -7,8 +7,8 @@ import shutil
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.ledger.index import Index
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.ledger.index.index import Index
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 from test_ledger_fold import as_dicts, histories, tmp_memory
 
 TERMS = ("body", "title", "snake", "camel", "camelcase", "newer", "src", "x.py")
@@ -114,7 +114,7 @@ def test_every_index_connection_has_the_page_cache_and_skips_fsync(tmp_path):
     with SQLite's default): every way of opening the index gets it, and keeps it after a rebuild,
     and the fsyncs stay off, also on an index re-created because it was stale or damaged."""
     from memory_custodian import Memory
-    from memory_custodian.ledger.index import PAGE_CACHE_KIB
+    from memory_custodian.ledger.index.index import PAGE_CACHE_KIB
 
     (tmp_path / "docs" / "memory").mkdir(parents=True)
     (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
@@ -154,7 +154,7 @@ def test_an_index_of_another_schema_or_field_layout_is_rebuilt_not_misread(tmp_p
     import json
 
     from memory_custodian import Memory
-    from memory_custodian.ledger import index_rows
+    from memory_custodian.ledger.index import index_rows
 
     (tmp_path / "docs" / "memory").mkdir(parents=True)
     (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
@@ -179,7 +179,7 @@ def test_an_index_of_another_schema_or_field_layout_is_rebuilt_not_misread(tmp_p
     assert dict(reopened.db.execute("SELECT key, value FROM meta"))["schema"] == index_rows.SCHEMA_VERSION
     reopened.close()
     # a field layout other than the one the index was written with (a field added) rebuilds it too
-    monkeypatch.setattr("memory_custodian.ledger.index.FIELD_SIGNATURE", index_rows.FIELD_SIGNATURE + ",new:json")
+    monkeypatch.setattr("memory_custodian.ledger.index.index.FIELD_SIGNATURE", index_rows.FIELD_SIGNATURE + ",new:json")
     again = Index(Ledger(mem.memory_dir))
     assert again.catch_up()["mode"] != "current"
     assert {n.id: n for n in again.all_notes()} == expected
@@ -187,7 +187,8 @@ def test_an_index_of_another_schema_or_field_layout_is_rebuilt_not_misread(tmp_p
 
 
 def test_the_text_columns_are_the_full_text_columns_in_order():
-    from memory_custodian.ledger import index_rows, ranking
+    from memory_custodian.ledger.index import index_rows
+    from memory_custodian.ledger.recall import ranking
 
     assert index_rows.TEXT_COLUMNS + ("subtokens",) == ranking.FTS_COLUMNS
 

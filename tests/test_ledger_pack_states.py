@@ -13,10 +13,10 @@ import shutil
 
 from conftest import run_cli
 from memory_custodian import Memory
-from memory_custodian.ledger.context import ledger_sections
-from memory_custodian.ledger.fold import apply, fold
-from memory_custodian.ledger.ids import CROCKFORD, iso_to_ms, ms_to_iso, now_iso
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.ledger.pack_sections import ledger_sections
+from memory_custodian.ledger.storage.fold import apply, fold
+from memory_custodian.ledger.storage.ids import CROCKFORD, iso_to_ms, ms_to_iso, now_iso
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 
 DAY_MS = 86_400_000
 

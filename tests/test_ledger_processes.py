@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from memory_custodian.ledger.fold import shape_error
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.ledger.storage.fold import shape_error
+from memory_custodian.ledger.storage.store import Ledger
 
 # Each process runs the real CLI entry point in-process N times (a fresh interpreter per call
 # would measure Python start-up, not the ledger).

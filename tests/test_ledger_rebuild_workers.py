@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from memory_custodian.errors import Refused
-from memory_custodian.ledger import rebuild
-from memory_custodian.ledger.index import Index
-from memory_custodian.ledger.rebuild_worker import Workers
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.base.errors import Refused
+from memory_custodian.ledger.index import rebuild
+from memory_custodian.ledger.index.index import Index
+from memory_custodian.ledger.index.rebuild_worker import Workers
+from memory_custodian.ledger.storage.store import Ledger
 
 TABLES = ("notes", "note_text", "note_tags", "note_paths", "events", "waived", "shards")
 
@@ -138,10 +138,10 @@ def test_a_worker_error_is_raised_with_its_reason(ledger_dir, monkeypatch):
 
 INTERRUPTED = r'''
 import sys, time
-from memory_custodian.ledger import rebuild
-from memory_custodian.ledger.index import Index
-from memory_custodian.ledger.rebuild_worker import Workers
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.ledger.index import rebuild
+from memory_custodian.ledger.index.index import Index
+from memory_custodian.ledger.index.rebuild_worker import Workers
+from memory_custodian.ledger.storage.store import Ledger
 
 rebuild.parallel_workers = lambda events: 2
 real_map = Workers.map_in_order
@@ -159,9 +159,9 @@ Index(Ledger(sys.argv[1])).rebuild()
 # Ctrl-C while a worker's interpreter is still starting, before it can ignore the signal itself
 AT_START_UP = r'''
 import subprocess, sys
-from memory_custodian.ledger import rebuild, rebuild_worker
-from memory_custodian.ledger.index import Index
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.ledger.index import rebuild, rebuild_worker
+from memory_custodian.ledger.index.index import Index
+from memory_custodian.ledger.storage.store import Ledger
 
 rebuild.parallel_workers = lambda events: 2
 real_popen = subprocess.Popen
@@ -232,10 +232,10 @@ def test_a_stray_print_in_a_worker_cannot_corrupt_the_rows(ledger_dir):
     import sys
 
     import memory_custodian
-    from memory_custodian.ledger import rebuild_worker
+    from memory_custodian.ledger.index import rebuild_worker
 
     src = os.path.dirname(os.path.dirname(memory_custodian.__file__))
-    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger import rebuild_worker as w; "
+    code = (f"import sys; sys.path.insert(0, {src!r}); from memory_custodian.ledger.index import rebuild_worker as w; "
             "real = w.fold_chunk; "
             "w.fold_chunk = lambda chunk, files: (print('a stray print'), real(chunk, files))[1]; "
             "w.main()")

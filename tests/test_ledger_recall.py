@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_custodian import Memory
-from memory_custodian.errors import InvalidInput
+from memory_custodian.base.errors import InvalidInput
 
 
 def ids(result):
@@ -121,7 +121,7 @@ SEGMENT = st.sampled_from(["src", "a", "b", "x.py", "y.py", "*", "**", "*.py", "
        st.lists(st.sampled_from(["src", "a", "b", "x.py", "y.py"]), min_size=1, max_size=4))
 def test_indexed_path_prefilter_never_loses_a_match(glob_parts, slash, path_parts):
     """The prefix lookup recall uses before the exact glob match must keep every note that matches."""
-    from memory_custodian.ledger.paths import candidate_prefixes, path_matches, path_prefix
+    from memory_custodian.ledger.storage.paths import candidate_prefixes, path_matches, path_prefix
 
     glob = "/".join(glob_parts) + ("/" if slash else "")
     path = "/".join(path_parts)
@@ -135,7 +135,7 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     """Small candidate sets are ranked and counted in one scan; the result must equal the SQL path."""
     import random
 
-    from memory_custodian.ledger import recall_scans
+    from memory_custodian.ledger.recall import recall_scans
 
     rnd = random.Random(5)
     words = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock"]
@@ -178,7 +178,7 @@ def test_metadata_is_loaded_on_the_second_query_only_and_ranks_the_same(mem):
 def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monkeypatch):
     """Past CANDIDATE_LIMIT matches, recall ranks the notes sharing every word; the rest are
     reported as `partial`, as a lower bound ("at least") when the broad tier was not counted in full."""
-    from memory_custodian.ledger import ranking
+    from memory_custodian.ledger.recall import ranking
 
     both = [mem.remember(f"cache lock held across the restart, case {i}") for i in range(6)]
     for i in range(30):
@@ -203,7 +203,7 @@ def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monke
 def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, monkeypatch):
     """The prompt hook's mode: the same hits and matched count as a full recall, the exclusions
     left uncounted and said to be; also on a tiered big-ledger query and with filters."""
-    from memory_custodian.ledger import ranking
+    from memory_custodian.ledger.recall import ranking
 
     made = [mem.remember(f"cache lock held across the restart, case {i}", kind="gotcha" if i % 2 else "finding")
             for i in range(8)]
@@ -235,7 +235,7 @@ def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, m
 
 
 def test_identifier_parts_give_a_narrower_tier():
-    from memory_custodian.ledger.ranking import match_tiers
+    from memory_custodian.ledger.recall.ranking import match_tiers
 
     tiers = match_tiers("get_server_page_mailerV2")
     assert tiers[0].startswith('"get" OR "server"')

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_custodian import Memory
-from memory_custodian.ledger import ranking
-from memory_custodian.ledger.paths import candidate_prefixes, path_matches, path_prefix
+from memory_custodian.ledger.recall import ranking
+from memory_custodian.ledger.storage.paths import candidate_prefixes, path_matches, path_prefix
 
 
 def ids(result):
@@ -169,7 +169,7 @@ def many(tmp_path_factory):
     for i in range(150):
         paths = sorted({"/".join(rnd.choice(SEGMENTS) for _ in range(rnd.randint(1, 4))) + rnd.choice(["", "/"])
                         for _ in range(rnd.randint(1, 2))})
-        from memory_custodian.ledger.inputs import clean_paths
+        from memory_custodian.ledger.storage.inputs import clean_paths
 
         note = mem.remember(f"note {i} about paths", kind="gotcha", paths=paths)
         anchors[note.id] = clean_paths(paths)
@@ -182,7 +182,7 @@ def test_sql_path_filter_equals_brute_force(many, query):
     """The path filter recall runs in SQL (prefix lookup, then `path_match`) keeps exactly the
     notes a check of every anchor keeps. (That check never misses what the brute-force oracle
     finds: `test_prefix_lookup_never_loses_a_match`; checking it here too cost two minutes.)"""
-    from memory_custodian.ledger.inputs import clean_paths
+    from memory_custodian.ledger.storage.inputs import clean_paths
 
     mem, anchors = many
     (query,) = clean_paths([query]) or ["."]

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from memory_custodian.errors import Corrupt, Refused
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.base.errors import Corrupt, Refused
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 
 
 @pytest.fixture

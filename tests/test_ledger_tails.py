@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli, unfenced
-from memory_custodian.errors import Corrupt
-from memory_custodian.ledger.index import Index
-from memory_custodian.ledger.store import Ledger, encode_event
+from memory_custodian.base.errors import Corrupt
+from memory_custodian.ledger.index.index import Index
+from memory_custodian.ledger.storage.store import Ledger, encode_event
 from test_ledger_fold import histories, tmp_memory
 from test_ledger_index import assert_equals_rebuild_and_replay, dump
 
@@ -80,7 +80,7 @@ def test_only_a_last_line_that_is_not_a_whole_event_is_torn(mem):
 
 
 def test_the_next_write_keeps_a_whole_last_event_longer_than_a_mebibyte(mem):
-    from memory_custodian.ledger.ids import new_note_id
+    from memory_custodian.ledger.storage.ids import new_note_id
 
     # past what `remember` accepts, as a hand-written or merged line can be
     big_id = new_note_id()

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from memory_custodian import locking
+from memory_custodian.base import locking
 
 HOLD = """
 import fcntl, os, sys, time

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory_custodian.errors import InvalidInput, Refused
+from memory_custodian.base.errors import InvalidInput, Refused
 from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.memory import Memory
 
@@ -96,7 +96,7 @@ def test_results_are_records_whose_dicts_are_the_json_documents(mem):
 
 
 def test_an_unknown_note_suggests_recall_as_each_caller_knows_it(mem):
-    from memory_custodian.errors import NotFound
+    from memory_custodian.base.errors import NotFound
 
     with pytest.raises(NotFound) as err:
         mem.note("zzzzzzzz")

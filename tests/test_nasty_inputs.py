@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_cli
-from memory_custodian.errors import CustodianError
+from memory_custodian.base.errors import CustodianError
 from memory_custodian.memory import Memory
 
 NASTY = FIXTURES / "nasty"
@@ -143,8 +143,8 @@ def test_nasty_shard_lines(project):
 
 
 def test_nasty_truth_and_config(project, tmp_path):
-    from memory_custodian.ledger.config import parse_config
-    from memory_custodian.ledger.evaluate import load_truth
+    from memory_custodian.ledger.storage.config import parse_config
+    from memory_custodian.ledger.recall.evaluate import load_truth
 
     with pytest.raises(CustodianError):
         load_truth(NASTY / "nasty-truth.jsonl")
@@ -156,7 +156,7 @@ def test_nasty_truth_and_config(project, tmp_path):
 
 
 def test_edit_buffer_with_bom_crlf_and_fences(project):
-    from memory_custodian.ledger.edit import parse_buffer
+    from memory_custodian.ledger.text.edit import parse_buffer
 
     text = (NASTY / "mixed-endings-buffer.md").read_text(encoding="utf-8")
     try:
@@ -245,7 +245,7 @@ def test_a_corrupt_session_file_is_rebuilt_not_fatal(project, state):
     """`.cache/sessions/*.json` is a cache: a file with wrong-typed fields must be replaced, not make
     every later hook of that session fail open with no memory."""
     from memory_custodian.agents.hooks import run_hook
-    from memory_custodian.agents.sessions import session_key, sessions_dir
+    from memory_custodian.session.sessions import session_key, sessions_dir
 
     path = Path(sessions_dir(project.memory_dir)) / f"{session_key('tamper')}.json"
     path.write_text(state, encoding="utf-8")
@@ -321,7 +321,7 @@ def test_mcp_server_survives_garbage_frames(project):
     "a@" * 100_000, "x:" * 100_000 + "@"], ids=lambda t: t[:12])
 def test_secret_scanner_has_no_catastrophic_backtracking(text):
     """Every write scans its text: a pathological input must cost time linear in its size."""
-    from memory_custodian.secrets import scan
+    from memory_custodian.base.secrets import scan
 
     started = time.monotonic()
     scan(text)
@@ -331,9 +331,9 @@ def test_secret_scanner_has_no_catastrophic_backtracking(text):
 def test_expiry_bounds_are_exact():
     """The largest expiry the ledger's 4-digit-year format holds is accepted, one day more is not;
     an ISO time whose offset leaves the calendar is a clear error too (MCP passes the same text)."""
-    from memory_custodian.errors import InvalidInput
+    from memory_custodian.base.errors import InvalidInput
     from memory_custodian.cli.terms import CLI_TERMS
-    from memory_custodian.ledger.inputs import clean_expires
+    from memory_custodian.ledger.storage.inputs import clean_expires
 
     now = "2026-11-30T12:00:00.000Z"
     assert clean_expires("2912109", now=now).startswith("9999-")

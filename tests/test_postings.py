@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 from memory_custodian import Memory
-from memory_custodian.ledger import postings as postings_mod
-from memory_custodian.ledger import ranking
-from memory_custodian.ledger import recall as recall_mod
-from memory_custodian.ledger import recall_scans
-from memory_custodian.ledger.postings import Postings
+from memory_custodian.ledger.recall import postings as postings_mod
+from memory_custodian.ledger.recall import ranking
+from memory_custodian.ledger.recall import recall as recall_mod
+from memory_custodian.ledger.recall import recall_scans
+from memory_custodian.ledger.recall.postings import Postings
 
 WORDS = ("lock daemon cache retry budget queue parseConfig release_lock timeout timeouts crash error session "
          "login tenant invoice rounding café naïve Übergröße résumé src/api/handler.py worker deploy the a of "

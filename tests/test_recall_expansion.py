@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_custodian.ledger import query_expand, ranking
-from memory_custodian.ledger.recall import check_query
-from memory_custodian.ledger.recall_plan import plan_recall
-from memory_custodian.ledger.recall_scans import expanded, memory_rows, sql_rows
+from memory_custodian.ledger.recall import query_expand, ranking
+from memory_custodian.ledger.recall.recall import check_query
+from memory_custodian.ledger.recall.recall_plan import plan_recall
+from memory_custodian.ledger.recall.recall_scans import expanded, memory_rows, sql_rows
 from memory_custodian.memory import Memory
 
 CONVERSATION = Path(__file__).resolve().parents[1] / "benchmarks" / "conversation"
@@ -125,14 +125,14 @@ def test_the_context_pack_never_loads_the_table(tmp_path):
     script = (
         "import sys\n"
         "from memory_custodian.memory import Memory\n"
-        "from memory_custodian.ledger.context import ledger_sections\n"
+        "from memory_custodian.ledger.pack_sections import ledger_sections\n"
         f"m = Memory.open({str(tmp_path)!r}); m.init()\n"
         "m.remember('Jonah bought an automobile', kind='finding', title='Jonah news')\n"
         "sections = ledger_sections(m, task='default', query='Jonah car')\n"
         "assert sections\n"
-        "print('memory_custodian.ledger.query_expand' in sys.modules)\n"
+        "print('memory_custodian.ledger.recall.query_expand' in sys.modules)\n"
         "m.recall('Jonah car')\n"
-        "print('memory_custodian.ledger.query_expand' in sys.modules)\n"
+        "print('memory_custodian.ledger.recall.query_expand' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

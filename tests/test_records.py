@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from memory_custodian.ledger.fold import Problem
-from memory_custodian.ledger.model import Note
-from memory_custodian.ledger.recall_result import RecallResult
-from memory_custodian.records import Factory, Record
+from memory_custodian.ledger.storage.fold import Problem
+from memory_custodian.ledger.storage.model import Note
+from memory_custodian.ledger.recall.recall_result import RecallResult
+from memory_custodian.base.records import Factory, Record
 
 
 class Pair(Record):
@@ -46,7 +46,7 @@ def test_equality_repr_replace_and_deep_as_dict():
 
 
 def test_note_fields_are_its_one_declaration():
-    from memory_custodian.ledger.model import NOTE_FIELDS, REQUIRED
+    from memory_custodian.ledger.storage.model import NOTE_FIELDS, REQUIRED
 
     assert Note.FIELDS == tuple(f.name for f in NOTE_FIELDS)
     assert set(Note.DEFAULTS) == {f.name for f in NOTE_FIELDS if f.default is not REQUIRED}
@@ -62,7 +62,7 @@ def test_note_fields_are_its_one_declaration():
 
 def test_the_hook_path_does_not_import_dataclasses():
     """`dataclasses` pulls in `inspect` (~15 ms a fresh process): the prompt and file hooks must not."""
-    code = ("import sys; from memory_custodian.agents import hooks; from memory_custodian.ledger import recall, index; "
+    code = ("import sys; from memory_custodian.agents import hooks; from memory_custodian.ledger.recall import recall; from memory_custodian.ledger.index import index; "
             "from memory_custodian import memory; print('dataclasses' in sys.modules, 'inspect' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 from conftest import run_cli
-from memory_custodian import fsutil
-from memory_custodian.ledger.store import Ledger
+from memory_custodian.base import fsutil
+from memory_custodian.ledger.storage.store import Ledger
 
 PHRASE = "the staging database password rotates on the first monday"
 

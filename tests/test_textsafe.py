@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.textsafe import json_safe, printable
+from memory_custodian.base.textsafe import json_safe, printable
 
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -43,7 +43,7 @@ def test_json_safe_keeps_the_value(text):
 
 def test_exactly_the_documented_characters_are_escaped():
     """The fast search class is written as ranges: it must match the escape table code point for code point."""
-    from memory_custodian.textsafe import printable
+    from memory_custodian.base.textsafe import printable
 
     bidi = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029}
     unsafe = {c for c in range(0x20) if c not in (0x0A, 0x09)} | set(range(0x7F, 0xA0)) | bidi

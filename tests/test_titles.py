@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import run_cli
 
-from memory_custodian.errors import InvalidInput
+from memory_custodian.base.errors import InvalidInput
 from memory_custodian.memory import Memory
-from memory_custodian.tokens import cut_words
+from memory_custodian.base.tokens import cut_words
 
 
 def test_cut_words():

@@ -7,7 +7,7 @@ from conftest import run_cli
 from web_project import ATTRIBUTE, BIDI, SCRIPT, build_project, fetch, running
 
 from memory_custodian import Memory
-from memory_custodian.errors import InvalidInput, Refused
+from memory_custodian.base.errors import InvalidInput, Refused
 from memory_custodian.web.server import make_server
 
 

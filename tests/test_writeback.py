@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from conftest import run_cli
 from memory_custodian import Memory
-from memory_custodian.agents import adoption, usage_log
+from memory_custodian.session import adoption, usage_log
 from memory_custodian.agents.hooks import run_hook
-from memory_custodian.agents.rule_prompts import standing_rule
+from memory_custodian.session.rule_prompts import standing_rule
 
 DAY = 86_400.0
 T0 = 1_795_000_000.0  # a fixed start for the replayed week
@@ -164,7 +164,7 @@ def test_an_expand_clears_the_unread_flag(root):
 
 def test_doctor_probes_write_nothing_back(root):
     from memory_custodian.agents.writeback import PROBE_SESSION
-    from memory_custodian.host_doctor import DOCTOR_SESSION
+    from memory_custodian.agents.host_doctor import DOCTOR_SESSION
 
     assert PROBE_SESSION == DOCTOR_SESSION
     call(root, "UserPromptSubmit", DOCTOR_SESSION, prompt="memory-custodian doctor: is the memory reachable?")
@@ -178,7 +178,7 @@ def test_the_stop_hook_does_no_index_work(root):
     code = ("import json, sys; from memory_custodian.agents.hooks import run_hook; "
             "p = {'session_id': 's', 'cwd': sys.argv[1], 'hook_event_name': 'Stop', 'stop_hook_active': False}; "
             "run_hook('claude', 'Stop', json.dumps(p), project_root=sys.argv[1]); "
-            "print(sorted(m for m in sys.modules if m in ('sqlite3', 'memory_custodian.ledger.index')))")
+            "print(sorted(m for m in sys.modules if m in ('sqlite3', 'memory_custodian.ledger.index.index')))")
     proc = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]", proc.stdout
 
@@ -199,7 +199,7 @@ def test_a_ledger_with_notes_and_no_hook_ever_is_flagged(root):
 def test_the_quiet_days_arithmetic_is_the_calendar_s(moment):
     import calendar
 
-    from memory_custodian.ledger.ids import iso_to_ms
+    from memory_custodian.ledger.storage.ids import iso_to_ms
 
     iso = moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
     assert iso_to_ms(iso) // 1000 == calendar.timegm(moment.timetuple())

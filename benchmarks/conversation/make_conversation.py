@@ -159,7 +159,7 @@ def write(b: Builder, queries: list[dict]) -> None:
 def main() -> None:
     b, queries = build()
     write(b, queries)
-    from memory_custodian.ledger.store import Ledger
+    from memory_custodian.ledger.storage.store import Ledger
 
     replay = Ledger(HERE / "project" / "docs" / "memory").load()
     if replay.problems or len(replay.notes) != len(b.notes):

@@ -291,7 +291,7 @@ def write(b: Builder, queries: list[dict]) -> None:
 def verify(b: Builder) -> None:
     """Replay the written ledger with the project's own reader: it must fold to what we built."""
     try:
-        from memory_custodian.ledger.store import Ledger
+        from memory_custodian.ledger.storage.store import Ledger
     except ImportError:
         print("memory_custodian not importable; skipped the replay check", file=sys.stderr)
         return

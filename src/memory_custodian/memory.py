@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 
-from .fsutil import path_property
-from .project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
+from .base.fsutil import path_property
+from .base.project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
 
 
 class Memory:
@@ -50,40 +50,20 @@ class Memory:
 
     # ---- curated: reading --------------------------------------------------------------------
 
-    def init(self, *, extended: bool = False, agents=(), remove: bool = False, force_agent: bool = False,
-             repair: bool = False, replace_existing: bool = False, apply: bool = False):
+    def init(self, *, extended: bool = False, repair: bool = False, replace_existing: bool = False,
+             apply: bool = False):
         """Create the protocol 0.5 files (never overwriting), `.cache/`, the merge rules in `.gitattributes`
-        and, in a git repository, the merge drivers in `.git/config` (`merging.py`).
-
-        `agents` ("claude", "codex", "gemini", "all") also installs the agent entry points;
-        with `remove=True` only those are removed (all hosts' when none is named). Returns an
-        `InitResult`. Here, not in the curated tier: that tier knows nothing of agent hosts.
-        `force_agent` replaces a MemoryCustodian 0.9 block in the hosts' Markdown files (`repair`
-        implies it, as in 0.9.1); `repair` and `replace_existing` (a preview unless `apply`) are
-        `curated.initializing.init_memory`'s.
+        and, in a git repository, the merge drivers in `.git/config` (`setup.merge_drivers`). Returns an
+        `InitResult`. `repair` and `replace_existing` (a preview unless `apply`) are
+        `curated.write.initializing.init_memory`'s. The agent hosts' entry points are an adapter's job
+        (`agents.install.init_with_agents`): the library knows no host.
         """
-        from .curated.initializing import InitResult, init_memory, memory_rel
-        from .merging import register
+        from .curated.write.initializing import init_memory
+        from .setup.merge_drivers import register
 
-        options = {"extended": extended, "repair": repair, "replace_existing": replace_existing, "apply": apply}
-        if not agents and not remove:
-            result = init_memory(self, **options)
-            if result.applied:  # a preview writes nothing, .git/config included
-                result.merge_drivers = register(self.root_str)
-            return result
-        from .agents.install import install_agents, wanted_hosts
-
-        hosts = wanted_hosts(agents or ["all"])  # a bad name is refused before anything is written
-        if remove:
-            return InitResult(memory_rel(self), agents=install_agents(self, hosts, remove=True))
-        from .agents import hosts as host_modules, install, managed_block
-
-        managed_block.refuse_bad_markers(self.root_str, [host_modules.load(h) for h in hosts], install.MD_BEGIN)
-        result = init_memory(self, **options)
-        if not result.applied:
-            return result  # a preview writes nothing, agent files and .git/config included
-        result.merge_drivers = register(self.root_str)
-        result.agents = install_agents(self, hosts, force=force_agent or repair)
+        result = init_memory(self, extended=extended, repair=repair, replace_existing=replace_existing, apply=apply)
+        if result.applied:  # a preview writes nothing, .git/config included
+            result.merge_drivers = register(self.root_str)
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
@@ -94,7 +74,7 @@ class Memory:
         it raises InvalidInput instead. With `fail_open=True` (the hooks) a part that cannot load is
         left out and named in `problems` instead of raising.
         """
-        from .curated.reading import read_pack
+        from .curated.pack.reading import read_pack
 
         return read_pack(self, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
                          names_only=names_only, strict=strict, ledger=ledger, fail_open=fail_open)
@@ -113,8 +93,8 @@ class Memory:
 
     def manifest(self):
         """The parsed manifest (`curated.routing.Manifest`)."""
-        from .curated.reading import load_manifest
-        from .project import require_memory_dir
+        from .curated.pack.reading import load_manifest
+        from .base.project import require_memory_dir
 
         return load_manifest(require_memory_dir(self.memory_dir))
 
@@ -124,51 +104,51 @@ class Memory:
             name: str | None = None, area: str | None = None, allow_long: bool = False, title: str | None = None):
         """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox);
         `title` is a decision's or tombstone's heading (default: the text's first words)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.add(self, text, type, reasons, scope, name, area, allow_long, title)
 
     def forget(self, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
                allow_broad_match: bool = False):
         """Remove every curated entry mentioning `topic` (preview unless `apply`)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.forget(self, topic, mode, apply, plan_id, allow_broad_match)
 
     def compact(self, target: str | None = None, apply: bool = False, plan_id: str | None = None,
                 archive_oldest: bool = False):
         """Dedupe, drop tombstoned inbox items, archive the oldest over budget (preview unless `apply`)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.compact(self, target, apply, plan_id, archive_oldest)
 
     def enable(self, module: str, paths: list[str] | None = None):
         """Create an optional module and index it in the manifest (idempotent)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.enable(self, module, paths)
 
     def migrate(self, apply: bool = False, plan_id: str | None = None):
         """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.migrate(self, apply, plan_id)
 
     def finish_interrupted_writes(self) -> str | None:
         """Finish a multi-file plan a killed command left behind; what was done, or None if nothing was pending."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.finish_interrupted_writes(self)
 
     def interrupted_write_pending(self) -> bool:
         """One stat: whether a killed multi-file write awaits `finish_interrupted_writes` (for readers to warn)."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.interrupted_write_pending(self)
 
     def check_privacy(self) -> list:
         """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
-        from .curated import write_api
+        from .curated.write import write_api
 
         return write_api.check_privacy(self)
 
@@ -213,7 +193,7 @@ class Memory:
     def edit_checkin(self, path, reason=None):
         """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict.
         Returns a `CheckedIn`."""
-        from .ledger import text_api
+        from .ledger.text import text_api
 
         result = text_api.edit_checkin(self._ledger_notes(), path, reason)
         return self._mirrored(result, "checkin") if result.events else result
@@ -249,21 +229,21 @@ class Memory:
 
     def browse(self, *, kinds=(), states=(), provenances=(), tags=(), paths=(), offset=0, limit=50, now=None):
         """Every note matching the filters, newest first, one page at a time: a `NotePage` (with the total)."""
-        from .ledger.browse import browse_notes
+        from .ledger.index.browse import browse_notes
 
         return browse_notes(self.index(), kinds=kinds, states=states, provenances=provenances, tags=tags,
                             paths=paths, offset=offset, limit=limit, now=now)
 
     def evaluate(self, truth, *, k=10, limit=10, now=None) -> dict:
         """Run the labelled queries of the JSONL file `truth` through recall: metrics and every miss by stage."""
-        from .ledger.evaluate import evaluate
+        from .ledger.recall.evaluate import evaluate
 
         return evaluate(self, truth, k=k, limit=limit, now=now)
 
     def stats(self, now=None):
         """The adoption report from the hooks' usage log and the ledger: per session and in total, what was
         injected, read and written, with flags where memory goes unused (an `agents.adoption.AdoptionReport`)."""
-        from .agents.adoption import report
+        from .session.adoption import report
 
         return report(self, now=now)
 
@@ -276,12 +256,13 @@ class Memory:
         The text of notes a merged forget line forgot is deleted only with `yes` too."""
         return self._ledger_notes().doctor(repair=repair, yes=yes)
 
-    def diagnose(self, hosts: bool = True) -> list:
-        """The whole setup, piece by piece (`setup_doctor.Finding`s): curated files, index, mirror, merge
-        rules and drivers, the ignored cache and, with `hosts`, every wired host's hooks and MCP server."""
-        from .setup_doctor import diagnose
+    def diagnose(self) -> list:
+        """The setup, piece by piece (`setup.setup_doctor.Finding`s): curated files, index, mirror, merge
+        rules and drivers, the ignored cache. Each wired host's hooks and MCP server are checked by the
+        adapter that knows hosts (`agents.host_doctor.check_hosts`)."""
+        from .setup.setup_doctor import diagnose
 
-        return diagnose(self, hosts=hosts)
+        return diagnose(self)
 
     def index(self):
         """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""
@@ -296,25 +277,25 @@ class Memory:
     def export(self, path=None, check: bool = False):
         """Render the ledger to Markdown (default `<memory dir>/MEMORY.md`, or the configured path);
         with `check`, write nothing and say whether the file is `up_to_date`. An `Exported`."""
-        from .ledger import text_api
+        from .ledger.text import text_api
 
         return text_api.export(self._ledger_notes(), path, check)
 
     def export_enable(self, path=None):
         """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
-        from .ledger import text_api
+        from .ledger.text import text_api
 
         return text_api.export_enable(self._ledger_notes(), path)
 
     def export_disable(self):
         """Stop re-rendering the mirror after writes; the file itself is left as it is."""
-        from .ledger import text_api
+        from .ledger.text import text_api
 
         return text_api.export_disable(self._ledger_notes())
 
     def edit_checkout(self, path):
         """Write the active (and stale) notes to `path` as an edit buffer: a `CheckedOut`."""
-        from .ledger import text_api
+        from .ledger.text import text_api
 
         return text_api.edit_checkout(self._ledger_notes(), path)
 
@@ -324,7 +305,7 @@ class Memory:
         """From now on re-render the mirror once writes have been quiet for `interval` seconds (for a
         long-lived process; call `flush_mirror` before it exits). `lock`, if given, is held around
         each render, so a timed render never interleaves with the caller's own calls."""
-        from .ledger import mirror
+        from .ledger.text import mirror
 
         def render(memory):
             if lock is None:
@@ -339,7 +320,7 @@ class Memory:
         return self._debouncer.flush() if self._debouncer is not None else None
 
     def _mirrored(self, result, landed: str = "change"):
-        from .ledger.mirror import after_write
+        from .ledger.text.mirror import after_write
 
         result.mirror_warning = after_write(self, landed, self._debouncer)
         return result

@@ -35,8 +35,8 @@ def building(memory) -> bool:
 
 def cold(memory) -> bool:
     """Whether recall must wait: no index yet and ledger shards to index, or a build under way."""
-    from ..ledger.cold_start import index_is_cold
-    from ..ledger.store import Ledger
+    from ..ledger.index.cold_start import index_is_cold
+    from ..ledger.storage.store import Ledger
 
     if building(memory):
         return True
@@ -49,7 +49,7 @@ def start_building(memory) -> None:
     """Start the detached build (once: the marker is taken with O_EXCL)."""
     import subprocess
 
-    from ..fsutil import cache_dir
+    from ..base.fsutil import cache_dir
 
     cache_dir(memory.memory_dir_str)
     path = _marker(memory)

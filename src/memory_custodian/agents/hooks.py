@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from . import hosts, writeback
-from .fence import DATA_NOTICE, fence
+from ..base.fence import DATA_NOTICE, fence
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
 
 TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
@@ -38,7 +38,7 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
     (possibly nothing)."""
     import json
 
-    from ..errors import InvalidInput
+    from ..base.errors import InvalidInput
 
     # Half an emoji reaches us as a lone surrogate: a `\ud83d` escape in the JSON, or (from a caller
     # that decoded with surrogateescape) in `raw` itself. UTF-8 cannot encode one, so SQLite, the
@@ -104,7 +104,7 @@ def problem_line(problems: list[str], root: str = "") -> str:
 
 def _guarded(problems: list, part: str, fn, *args):
     """`fn(*args)`, or None with the error named in `problems` (one part failing never costs the others)."""
-    from ..errors import short_line
+    from ..base.errors import short_line
 
     try:
         return fn(*args)
@@ -121,7 +121,7 @@ class _session:
         self.memory, self.session_id, self.problems, self.opened = memory, session_id, problems, None
 
     def __enter__(self):
-        from .sessions import SessionState, open_session
+        from ..session.sessions import SessionState, open_session
 
         opened = open_session(self.memory.memory_dir_str, self.session_id)
         state = _guarded(self.problems, "session state", opened.__enter__)
@@ -149,7 +149,7 @@ def _touched(spec, hook, root: str) -> list[str]:
 
 def _open_memory(project_root, memory_dir, cwd):
     from ..memory import Memory
-    from ..project import DEFAULT_MEMORY_DIR, find_project_root
+    from ..base.project import DEFAULT_MEMORY_DIR, find_project_root
 
     if project_root is None:
         start = cwd or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
@@ -163,7 +163,7 @@ def _open_memory(project_root, memory_dir, cwd):
 # ---- session start: the context pack ---------------------------------------------------------
 
 def _on_start(memory, state, task: str, limit: int, problems: list, measure: str = "chars") -> str:
-    from .sessions import prune_sessions_now_and_then
+    from ..session.sessions import prune_sessions_now_and_then
 
     if state.path is not None:
         _guarded(problems, "session files", prune_sessions_now_and_then, memory.memory_dir_str)
@@ -176,10 +176,10 @@ def _on_start(memory, state, task: str, limit: int, problems: list, measure: str
 def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars") -> str:
     import time
 
-    from ..curated.cutting import lines_part
-    from ..textsafe import host_length
+    from ..curated.pack.cutting import lines_part
+    from ..base.textsafe import host_length
     from .cold_index import cold, start_building
-    from .usage_log import iso_at
+    from ..session.usage_log import iso_at
 
     at = iso_at(time.time())  # before reading: a note changed while we read counts as changed
     waiting = cold(memory)
@@ -190,7 +190,7 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
     if not result.modules and not result.sections:
         return ""  # nothing could load: the problem line says why
-    from ..curated.reading import LEDGER_PARTS
+    from ..curated.pack.reading import LEDGER_PARTS
 
     ledger_broken = any(p.startswith(LEDGER_PARTS) for p in result.problems)
     tasks = [] if ledger_broken or waiting else (_guarded(problems, "open tasks", _open_tasks, memory) or [])
@@ -296,7 +296,7 @@ def _prompt_lines(memory, state, prompt: str) -> str:
 
 def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], int]:
     """Render notes in order while this turn's token budget lasts; (texts, how many did not fit)."""
-    from ..tokens import estimate_tokens
+    from ..base.tokens import estimate_tokens
 
     texts: list[str] = []
     left = state.budget_left(TURN_BUDGET_TOKENS)
@@ -359,6 +359,6 @@ def _ledger_signature(memory) -> str:
 
 
 def _cap(text: str, limit: int) -> str:
-    from ..curated.cutting import cap_text
+    from ..curated.pack.cutting import cap_text
 
     return cap_text(text, limit)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import os
 
-from ..errors import InvalidInput
-from ..fsutil import atomic_write, cache_dir, project_lock, read_utf8
-from ..project import DEFAULT_MEMORY_DIR
-from ..records import Record
+from ..base.errors import InvalidInput
+from ..base.fsutil import atomic_write, cache_dir, project_lock, read_utf8
+from ..base.project import DEFAULT_MEMORY_DIR
+from ..base.records import Record
 from . import hosts, managed_block
-from .launcher import Launcher, current_launcher, is_our_command
+from ..base.launcher import Launcher, current_launcher, is_our_command
 
 SERVER_NAME = "memory-custodian"
 

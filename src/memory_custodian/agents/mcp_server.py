@@ -18,9 +18,9 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..errors import CustodianError, Terms
+from ..base.errors import CustodianError, Terms
 from . import recall_view
-from .fence import DATA_NOTICE, fence
+from ..base.fence import DATA_NOTICE, fence
 
 ACTOR = "agent"
 
@@ -99,7 +99,7 @@ class Server:
 
     def log_use(self, kind: str, ids: list[str]) -> None:
         """Count the read for `stats`; a log that cannot be written is said on stderr, never fatal."""
-        from .usage_log import note_use
+        from ..session.usage_log import note_use
 
         warning = note_use(self.memory.memory_dir_str, kind, "mcp", ids)
         if warning:
@@ -173,7 +173,7 @@ class Server:
     ) -> CallToolResult:
         """Record a note in the ledger (as an AI session). If the note repeats the user's last message
         verbatim (30+ characters), or `quote` is found in it, the note is bound as user-stated."""
-        from .capture import remember_as_agent
+        from ..session.capture import remember_as_agent
 
         note, binding = self.call(remember_as_agent, self.memory, text, kind=kind, priority=priority,
                                   title=title, tags=tuple(tags), paths=tuple(paths), quote=quote, scope=scope,
@@ -194,7 +194,7 @@ class Server:
     ) -> CallToolResult:
         """Replace a note with a corrected one (kind, priority, tags and paths carry over unless given).
         The old note stays in history as superseded."""
-        from .capture import supersede_as_agent
+        from ..session.capture import supersede_as_agent
 
         note, binding = self.call(supersede_as_agent, self.memory, id, text, reason=reason,
                                   title=title, kind=kind, priority=priority, tags=tuple(tags),
@@ -223,7 +223,7 @@ class Server:
     ) -> CallToolResult:
         """Propose a candidate for the curated rules: it is added to docs/memory/inbox.md for a person
         to accept or drop. Use it for durable project rules; use memory_remember for notes."""
-        from .inbox import propose
+        from ..session.inbox import propose
 
         result = self.call(propose, self.memory, text)
         return _text(f"proposed in {result['file']} ({result['date']}): {result['item']}", result)

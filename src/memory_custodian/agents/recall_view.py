@@ -14,14 +14,14 @@ MIN_SHARED_TERMS = 2
 
 
 def _terms(text: str) -> set[str]:
-    from ..ledger.ranking import query_terms
+    from ..ledger.recall.ranking import query_terms
 
     return {t[:6] for t in query_terms(text)}
 
 
 def _shares(wanted: set[str], text: str, need: int) -> bool:
     """Whether `_terms(text)` holds at least `need` of `wanted`, reading only as far as it must."""
-    from ..ledger.ranking import iter_terms
+    from ..ledger.recall.ranking import iter_terms
 
     found: set[str] = set()
     any_term = False
@@ -42,7 +42,7 @@ MAX_QUERY_TERMS = 6
 def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
     """A long prompt ORs every word and matches half the ledger; its longest words are the most
     telling (a cheap stand-in for rarity) and keep the hook fast."""
-    from ..ledger.ranking import query_terms
+    from ..ledger.recall.ranking import query_terms
 
     terms = query_terms(prompt)
     if len(terms) <= max_terms:

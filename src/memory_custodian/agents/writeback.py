@@ -18,7 +18,7 @@ PROBE_SESSION = "memory-custodian-doctor"
 def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | None, bool]:
     """(context to add, stop instruction, checkpoint outcome, whether the call wrote files).
     `guard(part, fn, *args)` runs a part that fails open: None, with the error named for the agent."""
-    from . import checkpoint
+    from ..session import checkpoint
 
     memory_dir = memory.memory_dir_str
     wrote = False
@@ -38,7 +38,7 @@ def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | No
                                    hook.stop_active) or ("failed", None)
         return "", reason, outcome, False
     elif hook.action in ("compact", "end"):
-        from .auto_checkpoint import write_checkpoint
+        from ..session.auto_checkpoint import write_checkpoint
 
         written = guard("automatic task checkpoint", write_checkpoint, memory, state)
         return "", None, "auto-written" if written else None, False
@@ -46,14 +46,14 @@ def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | No
 
 
 def _on_prompt(memory_dir, state, prompt: str) -> str:
-    from .auto_checkpoint import keep_request
-    from .rule_prompts import nudge, standing_rule
+    from ..session.auto_checkpoint import keep_request
+    from ..session.rule_prompts import nudge, standing_rule
 
     keep_request(state, memory_dir, prompt)
     quote = standing_rule(prompt)
     if not quote:
         return ""
-    from .checkpoint import session
+    from ..session.checkpoint import session
 
     nudged = session(state, memory_dir).setdefault("nudged", [])
     if quote in nudged:
@@ -65,7 +65,7 @@ def _on_prompt(memory_dir, state, prompt: str) -> str:
 def log(memory, hook, before: dict, state, context: str, outcome: str | None, wrote: bool, guard,
         now: float | None = None) -> None:
     """One line in the adoption log: what this call injected, and what the checkpoint did."""
-    from .usage_log import hook_entry, record
+    from ..session.usage_log import hook_entry, record
 
     if hook.session_id == PROBE_SESSION:
         return
@@ -73,7 +73,7 @@ def log(memory, hook, before: dict, state, context: str, outcome: str | None, wr
     injected = [note_id for note_id, seen in after.items() if before.get(note_id) != seen]
     tokens = 0
     if injected:
-        from ..tokens import estimate_tokens
+        from ..base.tokens import estimate_tokens
 
         tokens = estimate_tokens(context)
     guard("usage log", record, memory.memory_dir_str, hook_entry(hook, injected, tokens, outcome, wrote), now)

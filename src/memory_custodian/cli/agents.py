@@ -8,7 +8,7 @@ from .output import open_memory
 
 
 def mcp(project_root, memory_dir):
-    from ..project import require_memory_dir
+    from ..base.project import require_memory_dir
 
     memory = open_memory(project_root, memory_dir)
     require_memory_dir(memory.memory_dir_str)  # before importing the SDK: a wrong folder fails fast
@@ -18,7 +18,7 @@ def mcp(project_root, memory_dir):
 
 
 def stats(fmt, project_root, memory_dir):
-    from ..agents.adoption import report
+    from ..session.adoption import report
     from .output import echo, emit_json
 
     result = report(open_memory(project_root, memory_dir))
@@ -51,7 +51,7 @@ def hook(event, host, task, project_root, memory_dir) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    from ..errors import CustodianError
+    from ..base.errors import CustodianError
 
     if isinstance(exc, CustodianError):
         from .terms import CLI_TERMS
@@ -62,6 +62,6 @@ def _one_line(exc: BaseException) -> str:
 
 def merge_driver(kind, base, ours, theirs, path) -> int:
     """What git runs for a memory file (`.git/config`, written by `init`)."""
-    from ..merging import run_driver
+    from ..setup.merge_drivers import run_driver
 
     return run_driver(kind, base, ours, theirs, path)

@@ -12,8 +12,10 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
     memory = open_memory(project_root, memory_dir)
     agents = list(agents or []) + [h for h, on in (("codex", with_codex), ("claude", with_claude),
                                                    ("gemini", with_gemini)) if on]
-    result = memory.init(extended=extended, agents=agents, remove=remove, force_agent=force_agent, repair=repair,
-                         replace_existing=replace_existing, apply=apply_)
+    from ..agents.init_agents import init_with_agents
+
+    result = init_with_agents(memory, agents, remove=remove, force_agent=force_agent, extended=extended,
+                              repair=repair, replace_existing=replace_existing, apply=apply_)
     if fmt == "json":
         emit_json(result.to_dict())
         return
@@ -55,7 +57,7 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
     memory = open_memory(project_root, memory_dir)
     result = memory.read(task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
                          names_only=names_only, strict=strict)
-    from ..textsafe import json_text, printable
+    from ..base.textsafe import json_text, printable
 
     if fmt == "json":
         echo(json_text(result.to_dict()))
@@ -63,7 +65,7 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
         text = result.rendered
         if explain:
             text += "\n" + result.explain_text()
-        from ..agents.fence import as_data
+        from ..base.fence import as_data
 
         echo(as_data(text), nl=False)  # files edited by hand and merged from pull requests: fenced as data
         for message in result.warnings:
@@ -75,7 +77,7 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
 
 
 def check(project_root, memory_dir, privacy, fmt):
-    from ..errors import ProblemsFound
+    from ..base.errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
     if privacy:
@@ -93,7 +95,7 @@ def check(project_root, memory_dir, privacy, fmt):
         echo(f"{result.files_checked} files checked: {problems} problem{'s' if problems != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''}")
     if result.broken:
-        from ..errors import InvalidInput
+        from ..base.errors import InvalidInput
 
         first = result.broken[0]
         raise InvalidInput(f"{first.file}{f':{first.line}' if first.line else ''}: {first.code} — "
@@ -106,7 +108,7 @@ def check(project_root, memory_dir, privacy, fmt):
 def status(project_root, memory_dir, fmt):
     memory = open_memory(project_root, memory_dir)
     result = memory.status()
-    from ..agents.adoption import summary_line
+    from ..session.adoption import summary_line
 
     adoption = summary_line(memory)
     if fmt == "json":
@@ -116,6 +118,6 @@ def status(project_root, memory_dir, fmt):
         if adoption:
             echo(adoption)
     if result.problems:
-        from ..errors import ProblemsFound
+        from ..base.errors import ProblemsFound
 
         raise ProblemsFound(f"{len(result.problems)} problem(s) in {result.memory_dir}; run check for details")

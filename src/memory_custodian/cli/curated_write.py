@@ -42,7 +42,7 @@ def add(project_root, memory_dir, text, kind, reasons, scope, name, area, allow_
 
 
 def forget(project_root, memory_dir, topic, mode, apply_, plan_id, allow_broad_match, note_id, yes, fmt):
-    from ..errors import InvalidInput
+    from ..base.errors import InvalidInput
 
     if (topic is None) == (note_id is None):
         raise InvalidInput("give exactly one of TOPIC or --note ID")
@@ -89,7 +89,7 @@ def _confirm(question: str) -> None:
     """Ask on the terminal; anything but yes ends the command (exit 1) with nothing changed."""
     import sys
 
-    from ..errors import Refused
+    from ..base.errors import Refused
 
     if not sys.stdin.isatty():
         raise Refused("forget --note deletes the note's text for good — pass --yes to confirm")
@@ -101,7 +101,7 @@ def _confirm(question: str) -> None:
 
 def emit_privacy(findings: list, fmt: str) -> None:
     """Print `check --privacy` findings (kind and place only); exit 1 when there are any."""
-    from ..errors import ProblemsFound
+    from ..base.errors import ProblemsFound
 
     if fmt == "json":
         emit_json({"findings": [f.to_dict() for f in findings], "ok": not findings})

@@ -6,7 +6,7 @@ from .output import Exit, echo, emit_json, open_memory
 
 
 def eval_cmd(truth, k, limit, min_recall, now, show, fmt, project_root, memory_dir):
-    from ..ledger.evaluate import evaluate, render_text
+    from ..ledger.recall.evaluate import evaluate, render_text
 
     memory = open_memory(project_root, memory_dir)
     report = evaluate(memory, truth, k=k, limit=limit, now=now)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from ..textsafe import printable
+from ..base.textsafe import printable
 from .output import echo, emit_json, open_memory, warn
 
 
 def _text_arg(text: str) -> str:
-    from ..ledger.inputs import read_stdin_text
+    from ..ledger.storage.inputs import read_stdin_text
 
     return read_stdin_text() if text == "-" else text
 
@@ -48,7 +48,7 @@ def _verb(method: str):
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
         if note.mirror_warning:
             warn(note.mirror_warning)
-        from ..ledger.ids import now_iso
+        from ..ledger.storage.ids import now_iso
 
         state = note.state_at(now_iso())  # as of now: an `expires` that has passed makes it expired
         if fmt == "json":
@@ -83,13 +83,13 @@ def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_r
 
 
 def as_data(text: str) -> str:
-    from ..agents.fence import as_data as fenced
+    from ..base.fence import as_data as fenced
 
     return fenced(text)
 
 
 def _log_use(memory, kind: str, ids: list[str]) -> None:
-    from ..agents.usage_log import note_use
+    from ..session.usage_log import note_use
 
     warning = note_use(memory.memory_dir_str, kind, "cli", ids)
     if warning:
@@ -139,14 +139,14 @@ def reindex(fmt, project_root, memory_dir):
 
 
 def doctor(repair, yes, ledger_only, fmt, project_root, memory_dir):
-    from ..errors import ProblemsFound
+    from ..base.errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
     report = _ledger_report(memory, repair, yes)
-    setup = [] if ledger_only else [f.to_dict() for f in memory.diagnose()]
+    setup = [] if ledger_only else [f.to_dict() for f in _setup_findings(memory)]
     failed = [f for f in setup if not f["ok"]]
     report["setup"] = setup
-    from ..agents.adoption import summary_line
+    from ..session.adoption import summary_line
 
     adoption = None if ledger_only else summary_line(memory)
     if adoption:
@@ -166,10 +166,18 @@ def doctor(repair, yes, ledger_only, fmt, project_root, memory_dir):
         raise ProblemsFound(f"{len(report['remaining'])} ledger problem(s) found{hint}")
 
 
+def _setup_findings(memory) -> list:
+    """The library's setup findings, then each wired host's (running a host's hooks is an adapter's job)."""
+    from ..agents.host_doctor import check_hosts
+    from ..setup.setup_doctor import guard
+
+    return [*memory.diagnose(), *guard("hosts", check_hosts, memory)]
+
+
 def _ledger_report(memory, repair: bool, yes: bool) -> dict:
     """The ledger's own doctor report; a ledger that cannot even be opened is one problem, and the
     setup checks still run."""
-    from ..errors import CustodianError, short_line
+    from ..base.errors import CustodianError, short_line
 
     try:
         return memory.doctor(repair=repair, yes=yes).to_dict()
@@ -194,7 +202,7 @@ def _doctor_text(report: dict, setup: list) -> None:
         warn(f"a writer trimmed a torn line earlier; fragment kept in .cache/torn/{name}")
     for text in report.get("warnings", []):
         warn(printable(text))
-    from ..setup_doctor import Finding
+    from ..setup.setup_doctor import Finding
 
     for finding in setup:
         echo(printable(Finding(**finding).line()))

@@ -15,7 +15,7 @@ def _abs(path):
 
 
 def export(project_root, memory_dir, path, check, enable, disable, fmt):
-    from ..errors import InvalidInput
+    from ..base.errors import InvalidInput
 
     if sum(bool(x) for x in (check, enable, disable)) > 1:
         raise InvalidInput("give only one of --check, --enable, --disable")
@@ -34,7 +34,7 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
         if result["up_to_date"]:
             echo(f"{result['path']} is up to date ({result['notes']} notes)")
         else:
-            from ..textsafe import printable
+            from ..base.textsafe import printable
 
             echo(printable(result["diff"]), nl=False)  # note text from disk: no raw escapes
     else:
@@ -47,7 +47,7 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
 
 
 def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
-    from ..errors import CustodianError, InvalidInput
+    from ..base.errors import CustodianError, InvalidInput
 
     if checkout and checkin:
         raise InvalidInput("give --checkout FILE or --checkin FILE, not both")

@@ -35,7 +35,7 @@ def warn(message: str) -> None:
 
 def emit_json(obj) -> None:
     """One JSON document on stdout with stable sorted keys."""
-    from ..textsafe import json_text
+    from ..base.textsafe import json_text
 
     echo(json_text(obj))
 
@@ -52,8 +52,8 @@ def paths_from_cwd(paths, project_root, memory_dir) -> list[str]:
     project root; one that leaves the project is refused. Absolute paths go to the library as they are."""
     import os
 
-    from ..errors import InvalidInput
-    from ..fsutil import inside
+    from ..base.errors import InvalidInput
+    from ..base.fsutil import inside
 
     root = open_memory(project_root, memory_dir).root_str
     here = os.path.realpath(os.getcwd())

@@ -47,7 +47,7 @@ def report_error(message: str, exit_code: int, as_json: bool, *, path=None, line
     if as_json:
         import json
 
-        from ..textsafe import json_safe
+        from ..base.textsafe import json_safe
 
         error = {"exit_code": exit_code, "line": line, "message": message, "path": path}
         sys.stderr.write(json_safe(json.dumps({"error": error}, sort_keys=True, ensure_ascii=False)) + "\n")
@@ -64,7 +64,7 @@ def run(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:
         sys.stdout.write(f"{PROG}, version {__version__}\n")
         return 0
-    from ..errors import CustodianError
+    from ..base.errors import CustodianError
     from .argv import parse
     from .output import Exit, UsageError
 

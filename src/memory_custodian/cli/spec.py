@@ -5,8 +5,8 @@ Plain records and tuples, so that declaring the table (`cli/table.py`) costs no 
 
 from __future__ import annotations
 
-from ..ledger.model import KINDS, PRIORITIES, SCOPES
-from ..records import Record
+from ..ledger.storage.model import KINDS, PRIORITIES, SCOPES
+from ..base.records import Record
 
 class Arg(Record):
     """A positional argument; `many` takes one or more values (a tuple)."""

@@ -7,9 +7,10 @@ from it for help and mistakes), and only that command's handler module is import
 from __future__ import annotations
 
 from ..agents.hosts import HOSTS
-from ..ledger.model import KINDS, RECALL_STATES
-from .spec import (ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, kept_fields,
-                   opt, verb)
+from ..ledger.storage.model import KINDS, RECALL_STATES
+from .spec import (
+    ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, kept_fields, opt, verb,
+)
 
 PROG = "memory-custodian"
 GROUPS = ("curated", "ledger", "agents", "maintenance")

@@ -3,7 +3,7 @@ command (the library's own phrasing is `errors.Terms`)."""
 
 from __future__ import annotations
 
-from ..errors import Terms
+from ..base.errors import Terms
 
 
 class CliTerms(Terms):

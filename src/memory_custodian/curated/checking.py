@@ -14,13 +14,13 @@ from __future__ import annotations
 import os
 import re
 
-from .. import fsutil
-from ..errors import CustodianError
-from ..records import Factory, Record
-from .entries import DECISION_ENTRY_BUDGET, long_decisions
-from .routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
-from .reading import readable_errors
-from .templates import CORE_FILES
+from ..base import fsutil
+from ..base.errors import CustodianError
+from ..base.records import Factory, Record
+from .write.entries import DECISION_ENTRY_BUDGET, long_decisions
+from .manifest.routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
+from .pack.reading import readable_errors
+from .write.templates import CORE_FILES
 
 PROBLEM, WARNING = "problem", "warning"
 BROKEN = ("manifest-invalid", "manifest-section-missing", "manifest-unknown-task-heading", "manifest-task-unrouted",
@@ -70,7 +70,7 @@ class CheckResult(Record):
 
 
 def _memory_files(memory_dir) -> list[str]:
-    from .reading import CURATED_FOLDERS, memory_files
+    from .pack.reading import CURATED_FOLDERS, memory_files
 
     return memory_files(memory_dir, CURATED_FOLDERS + ("archive",))
 
@@ -82,11 +82,11 @@ def _shown(memory, memory_dir) -> str:
 
 @readable_errors
 def check_memory(memory) -> CheckResult:
-    from ..fsutil import read_utf8
-    from ..project import require_memory_dir
-    from .conflicts import ADVICE, marker_line
-    from .manifest import parse_manifest
-    from .units import split_units
+    from ..base.fsutil import read_utf8
+    from ..base.project import require_memory_dir
+    from .parse.conflicts import ADVICE, marker_line
+    from .manifest.reader import parse_manifest
+    from .parse.units import split_units
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
     rel = _shown(memory, memory_dir)
@@ -124,14 +124,14 @@ def check_memory(memory) -> CheckResult:
             add(Finding(PROBLEM, "manifest-invalid", f("manifest.md"), exc.line, exc.message))
 
     if manifest is not None:
-        from .reading import curated_files
-        from .routing import manifest_errors
+        from .pack.reading import curated_files
+        from .manifest.routing import manifest_errors
 
         for code, line, message in manifest_errors(manifest, curated_files(memory_dir)):
             add(Finding(PROBLEM, code, f("manifest.md"), line, message))
         _check_manifest(manifest, memory_dir, texts, add, f)
     _check_sizes(manifest, texts, add, f)
-    from .reading import interrupted_write
+    from .pack.reading import interrupted_write
 
     journal = interrupted_write(memory_dir)
     if journal is not None:
@@ -149,7 +149,7 @@ def check_memory(memory) -> CheckResult:
 
 def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
     """Each file against its budget, and each decision against the one-decision limit."""
-    from .units import pack
+    from .parse.units import pack
 
     for name, text in texts.items():
         if name.startswith("archive/") or name == "manifest.md":
@@ -201,13 +201,13 @@ def long_decision_message(heading: str, tokens: int) -> str:
 
 
 def _file_tokens(text: str) -> int:
-    from ..tokens import estimate_tokens
+    from ..base.tokens import estimate_tokens
 
     return estimate_tokens(text.strip())
 
 
 def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None:
-    from .reading import raise_if_unreadable
+    from .pack.reading import raise_if_unreadable
 
     mpath = f("manifest.md")
     version = manifest.metadata.get("protocol_version")
@@ -309,11 +309,11 @@ class StatusResult(Record):
 
 @readable_errors
 def status_memory(memory) -> StatusResult:
-    from ..fsutil import read_utf8
-    from ..project import require_memory_dir
-    from ..tokens import estimate_tokens
-    from .manifest import parse_manifest
-    from .units import split_units
+    from ..base.fsutil import read_utf8
+    from ..base.project import require_memory_dir
+    from ..base.tokens import estimate_tokens
+    from .manifest.reader import parse_manifest
+    from .parse.units import split_units
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
     manifest_path = os.path.join(memory_dir, "manifest.md")
@@ -339,7 +339,7 @@ def status_memory(memory) -> StatusResult:
             problems.extend(f"{name}:{line}: {long_decision_message(heading, tokens)}"
                             for heading, line, tokens in long_decisions(text))
         if name == "inbox.md":
-            from .bullets import split_items
+            from .parse.bullets import split_items
 
             inbox_items = len(split_items(text)[1])  # `*` and `+` items too, as 0.9.1 counts them
         files.append(FileStatus(name, tokens, budget, entries, document.mode,

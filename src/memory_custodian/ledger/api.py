@@ -8,7 +8,7 @@ replays it all.
 
 from __future__ import annotations
 
-from ..errors import CustodianError, InvalidInput, NotFound, Refused
+from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
 
 
 class LedgerNotes:
@@ -22,8 +22,8 @@ class LedgerNotes:
     # ---- plumbing -----------------------------------------------------------------------------
 
     def ledger(self):
-        from ..project import require_memory_dir
-        from .store import Ledger
+        from ..base.project import require_memory_dir
+        from .storage.store import Ledger
 
         require_memory_dir(self.memory_dir)
         return Ledger(self.memory_dir)
@@ -31,7 +31,7 @@ class LedgerNotes:
     def index(self):
         """The index, caught up with the shards (one connection, reused)."""
         if self._cached_index is None:
-            from .index import Index
+            from .index.index import Index
 
             self._cached_index = Index(self.ledger())
         self._cached_index.catch_up()
@@ -39,7 +39,7 @@ class LedgerNotes:
 
     def resolve(self, id_or_prefix: str, index=None) -> str:
         """The full id for `#k7m2`, `k7m2x9qa`, …: a unique prefix of at least 4 characters."""
-        from .ids import CROCKFORD, NOTE_ID_LEN
+        from .storage.ids import CROCKFORD, NOTE_ID_LEN
 
         key = str(id_or_prefix).strip().lstrip("#").lower()
         if len(key) < 4 or len(key) > NOTE_ID_LEN or any(c not in CROCKFORD for c in key):
@@ -55,7 +55,7 @@ class LedgerNotes:
 
     def _write(self, events: list[dict], index=None) -> list[dict]:
         """Append one txn, checking transitions against the index caught up under the lock."""
-        from .. import fsutil
+        from ..base import fsutil
 
         ledger = self.ledger()
         with fsutil.project_lock(self.memory_dir):
@@ -72,11 +72,13 @@ class LedgerNotes:
     def remember(self, text, *, kind="finding", priority="medium", title=None, tags=(), paths=(), quote=None,
                  scope="workspace", expires=None, supersedes=None, actor="human", provenance=None, reason=None):
         """Record a note; with `supersedes`, the create and the `supersede` of the old note are one txn."""
-        from ..secrets import refuse_secrets
-        from .fold import apply
-        from .ids import new_note_id
-        from .inputs import (QUOTE_MAX, bounded, clean_expires, clean_paths, clean_tags, clean_text, clean_title,
-                             kind_priority, provenance_for, scope_fields)
+        from ..base.secrets import refuse_secrets
+        from .storage.fold import apply
+        from .storage.ids import new_note_id
+        from .storage.inputs import (
+            QUOTE_MAX, bounded, clean_expires, clean_paths, clean_tags, clean_text, clean_title, kind_priority,
+            provenance_for, scope_fields,
+        )
 
         text = clean_text(text)
         kind, priority = kind_priority(kind, priority)
@@ -102,7 +104,7 @@ class LedgerNotes:
 
     def supersede(self, note_id, text, *, reason, actor="human", **fields):
         """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
-        from .inputs import clean_text
+        from .storage.inputs import clean_text
 
         _as_reason(clean_text, reason)
         index = self.index()
@@ -116,8 +118,8 @@ class LedgerNotes:
 
     def lifecycle(self, op: str, note_id, reason, actor, **extra):
         """One lifecycle event (revoke, flag_stale, reinstate, expire, promote) on a note; the note after it."""
-        from .fold import apply
-        from .model import REASON_ACTORS, REASON_REQUIRED, copy_note
+        from .storage.fold import apply
+        from .storage.model import REASON_ACTORS, REASON_REQUIRED, copy_note
 
         reason = _reason_text(reason, required=op in REASON_REQUIRED and actor in REASON_ACTORS, op=op)
         index = self.index()
@@ -130,8 +132,8 @@ class LedgerNotes:
         return apply(copy_note(index.get_note(full)), written[0])  # the note as the write found it, under the lock
 
     def promote(self, note_id, *, to, actor="human"):
-        from .inputs import choice
-        from .model import PROVENANCES
+        from .storage.inputs import choice
+        from .storage.model import PROVENANCES
 
         choice(to, PROVENANCES, "provenance")
         return self.lifecycle("promote", note_id, None, actor, to=to)
@@ -140,7 +142,7 @@ class LedgerNotes:
         """The one hard delete: the note's text leaves every shard; a content-free `forget` stays."""
         from .results import NoteForgotten
 
-        from .text_api import rerender_mirrors
+        from .text.text_api import rerender_mirrors
 
         full = self.resolve(note_id)
         if self._cached_index is not None:  # the scrub drops the index file: no connection may hold it
@@ -187,7 +189,7 @@ class LedgerNotes:
 
     def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
                counts=True, ids=True):
-        from .recall import run_recall
+        from .recall.recall import run_recall
 
         index = self.index()
         return index.guarded(lambda: run_recall(
@@ -200,8 +202,8 @@ class LedgerNotes:
         return Reindexed(**self.index().rebuild(progress=progress))
 
     def doctor(self, repair=False, yes=False):
-        from .. import fsutil
-        from .doctor import run_doctor
+        from ..base import fsutil
+        from .storage.shard_doctor import run_doctor
 
         ledger = self.ledger()
         if repair:
@@ -212,8 +214,8 @@ class LedgerNotes:
 
 def _reason_text(reason, *, required: bool, op: str) -> str | None:
     """A lifecycle reason as recorded (one line); refused when required and missing, not UTF-8 or a secret."""
-    from ..secrets import refuse_secrets
-    from .inputs import REASON_MAX, bounded, require_utf8
+    from ..base.secrets import refuse_secrets
+    from .storage.inputs import REASON_MAX, bounded, require_utf8
 
     if isinstance(reason, str):
         bounded(require_utf8(reason, "{field}", "reason"), REASON_MAX, "{field}", "reason")
@@ -227,7 +229,7 @@ def _reason_text(reason, *, required: bool, op: str) -> str | None:
 
 def _as_reason(check, reason) -> None:
     """Run a check that names what it checks as the `reason` argument, which each adapter names its own way."""
-    from ..errors import CustodianError
+    from ..base.errors import CustodianError
 
     try:
         check(reason, "{field}")
@@ -237,9 +239,9 @@ def _as_reason(check, reason) -> None:
 
 def _check_transition(note, op: str, actor: str, **extra) -> None:
     """Refuse an illegal event before writing, with the note's state and the verbs it allows."""
-    from .fold import transition_error
-    from .ids import now_iso
-    from .model import LEGAL_NEXT
+    from .storage.fold import transition_error
+    from .storage.ids import now_iso
+    from .storage.model import LEGAL_NEXT
 
     at = now_iso()
     state = note.state_at(at)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Note
+from .storage.model import Note
 
 PROVENANCE_FRAME = {
     "human": "recorded by a person",
@@ -136,7 +136,7 @@ def render(note: Note, state: str, ids: list[str]) -> str:
 
 
 def expand_notes(index, ids: list[str], now: str | None = None) -> list[dict]:
-    from .ids import now_iso
+    from .storage.ids import now_iso
 
     now = now or now_iso()
     out = []

@@ -6,7 +6,7 @@ also carries `mirror_warning` (None, or the line saying the export mirror is sta
 
 from __future__ import annotations
 
-from ..records import Record
+from ..base.records import Record
 
 
 class History(Record):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 from urllib.parse import quote, urlencode
 
-from ..errors import Terms
-from ..textsafe import printable
+from ..base.errors import Terms
+from ..base.textsafe import printable
 
 NAV = (("pack", "/pack", "Context pack"), ("ledger", "/ledger", "Ledger"), ("eval", "/eval", "Recall misses"),
        ("doctor", "/doctor", "Doctor"), ("stats", "/stats", "Adoption"))

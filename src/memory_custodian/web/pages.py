@@ -3,11 +3,12 @@ table (browsed a page at a time, or searched through recall), and one note's his
 
 from __future__ import annotations
 
-from ..curated.routing import CANONICAL_TASKS
-from ..errors import InvalidInput
-from ..ledger.model import KINDS, PROVENANCES, STATES
-from .html import (badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select,
-                   table, text_input)
+from ..curated.manifest.routing import CANONICAL_TASKS
+from ..base.errors import InvalidInput
+from ..ledger.storage.model import KINDS, PROVENANCES, STATES
+from .html import (
+    badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select, table, text_input,
+)
 
 PAGE_SIZE = 50
 PAGE_MAX = 20_000  # 50 a page: a million notes, recall's own ceiling

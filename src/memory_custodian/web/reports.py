@@ -63,7 +63,7 @@ def doctor_page(memory, base: str) -> str:
     trimmed = ("<h2>Kept from earlier repairs</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.trimmed_earlier)
                + "</ul>") if report.trimmed_earlier else ""
     return layout(base, "doctor", "Doctor", "<h2>Ledger shards</h2>" + verdict + counts + problems + warnings + trimmed
-                  + _setup(memory.diagnose(hosts=False)))
+                  + _setup(memory.diagnose()))
 
 
 def _setup(findings) -> str:

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from ..errors import CustodianError, InvalidInput, NotFound, Refused
+from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
 from . import pages, reports
 from .html import STYLE, WEB_TERMS, esc, layout
 

@@ -26,7 +26,7 @@ def running_host(environ=None) -> str | None:
 def load(name: str):
     """The `Host` record of host `name`; its module is imported on first use."""
     if name not in HOSTS:
-        from ...errors import InvalidInput
+        from ...base.errors import InvalidInput
 
         raise InvalidInput(f"unknown host {name!r}; use one of {', '.join(HOSTS)}")
     # __import__, not importlib: the importlib package is not loaded yet in a fresh hook process

@@ -10,8 +10,8 @@ shapes; `docs/hosts/*.md` say where they come from and what is assumed.
 
 from __future__ import annotations
 
-from ...errors import InvalidInput
-from ...records import Factory, Record
+from ...base.errors import InvalidInput
+from ...base.records import Factory, Record
 
 MAX_PATHS = 8  # file paths taken from one tool call
 START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)

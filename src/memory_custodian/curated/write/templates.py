@@ -1,0 +1,187 @@
+"""What `init` writes: the protocol 0.5 files, in the shape MemoryCustodian 0.9.1 reads unchanged."""
+
+from __future__ import annotations
+
+CORE_FILES = ("manifest.md", "brief.md", "decisions.md", "constraints.md", "do-not-use.md", "inbox.md")
+EXTENDED_FILES = ("preferences.md", "changelog.md", "rules/README.md", "profiles/README.md", "archive/README.md")
+
+MANIFEST = """\
+# Memory Manifest
+
+Loading map for local project memory. Load only the files listed for the current task plus explicitly requested optional modules.
+
+## MemoryCustodian Protocol
+- protocol_version: {protocol_version}
+- initialized_with: memory-custodian {package_version}
+- last_migrated_with: memory-custodian {package_version}
+
+## Always load
+- brief.md
+
+## Load by task
+
+### Planning / architecture / refactoring
+Load:
+- decisions.md
+- constraints.md
+- do-not-use.md
+
+### Implementation / execution / debugging
+Load:
+- decisions.md
+- constraints.md
+- do-not-use.md
+Load if present:
+- preferences.md
+
+### User-facing artifact / output
+Load:
+- do-not-use.md
+Load if present:
+- rules/output.md
+- preferences.md
+
+### Preferences
+Load if present:
+- preferences.md
+
+### Change history / recap
+Load:
+- decisions.md
+Load if present:
+- changelog.md
+
+### Memory maintenance
+Load:
+- inbox.md
+- do-not-use.md
+Load if present:
+- changelog.md
+
+## Optional module index
+Discover optional memory without loading it. Entries here are not default loads.
+An area entry may carry a nested `paths:` line of globs; it then loads whenever a touched path matches.
+
+### Enabled rules
+- None enabled.
+
+### Enabled profiles
+- None enabled.
+
+### Enabled areas
+- None enabled.
+
+## Optional rules
+`rules/` files load only when listed above and the task clearly matches.
+
+## Optional profiles
+`profiles/` files load only when listed above and the workflow clearly matches.
+
+## Area-specific memory
+`areas/` files load only when listed above and the touched files or task scope match.
+
+## Explicit only
+- archive/
+
+## Context budget
+- brief.md: 500 tokens max
+- decisions.md: 800 tokens max
+- constraints.md: 400 tokens max
+- do-not-use.md: 400 tokens max
+- preferences.md: 300 tokens max, if present
+- rules/*.md: 400 tokens max per file, if present
+- profiles/*.md: 500 tokens max per file, if present
+- areas/*.md: 600 tokens max per file, if present
+- changelog.md: 800 tokens max, if present
+- inbox.md: memory maintenance only
+- archive/: explicit only
+- ledger directives: 800 tokens max
+- ledger gotchas: 400 tokens max
+- ledger recall: 300 tokens max
+"""
+
+FILES = {
+    "manifest.md": MANIFEST,
+    "brief.md": """\
+# Project Brief
+
+This project keeps its durable memory as plain text in `{memory_dir}`, managed with memory-custodian.
+
+Current status:
+- Replace this paragraph with what the project is, who it is for, and where it is going.
+- Durable memory lives in `{memory_dir}`; agent entry files stay short and point here.
+
+Default behavior:
+- Load `manifest.md`, then `brief.md`, then only what the task routes to.
+""",
+    "decisions.md": """\
+# Decisions
+
+Entries are newest first.
+
+## {date} - Keep project memory in the repository
+Decision:
+Keep durable project memory as Markdown under `{memory_dir}`, reviewed in pull requests like code.
+Reason:
+Memory should be inspectable, diffable, portable, and reusable across agents.
+""",
+    "constraints.md": """\
+# Constraints
+
+- Store durable project memory in `{memory_dir}`.
+- Keep AGENTS.md, CLAUDE.md, and GEMINI.md short; they point to this folder.
+""",
+    "do-not-use.md": """\
+# Do Not Use / Tombstones
+
+Tombstones are newest first.
+
+## Tombstone: Full memory in platform entry files
+Do not copy full memory into AGENTS.md, CLAUDE.md, GEMINI.md, or similar files. They should stay thin bootstraps that point to `{memory_dir}`.
+""",
+    "inbox.md": """\
+# Memory Inbox
+
+Entries are newest first.
+
+No unprocessed memory candidates.
+""",
+    "preferences.md": """\
+# Preferences
+
+Soft user or project preferences go here. Hard requirements belong in `constraints.md`.
+""",
+    "changelog.md": """\
+# Memory Changelog
+
+Entries are newest first.
+
+## {date}
+- Enabled the memory changelog.
+""",
+    "rules/README.md": """\
+# Memory Rules
+
+Task-specific rules, one file per rule type (`output.md`, `code-style.md`, `review.md`).
+List a rule in the manifest's module index to enable it.
+""",
+    "profiles/README.md": """\
+# Memory Profiles
+
+Workflow-specific profiles, one file per workflow (`git.md`, `release.md`, `docs.md`).
+List a profile in the manifest's module index to enable it.
+""",
+    "archive/README.md": """\
+# Memory Archive
+
+Old memory moved out of the active files. Never loaded unless explicitly requested.
+""",
+}
+
+
+def render(name: str, *, date: str, memory_dir: str) -> str:
+    from ... import PROTOCOL_VERSION, __version__
+
+    return FILES[name].format(
+        date=date, memory_dir=memory_dir, package_version=__version__, protocol_version=PROTOCOL_VERSION
+    )

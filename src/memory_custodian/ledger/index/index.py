@@ -1,0 +1,498 @@
+"""The derived index: `.cache/index.sqlite`, a disposable cache of the folded ledger with FTS5.
+
+It remembers, per shard, how many bytes it has read and a hash of them. When shards only grew it
+reads just the new lines and re-folds the notes they touch from the events it keeps; anything
+else (a rewrite, a removed shard, a merge that inserted lines) rebuilds it. Deleting it is
+always safe. Both paths fold each note with the same pure function replay uses, so an index
+caught up incrementally equals a fresh rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from ...base import fsutil
+from ...base.errors import NotFound, Refused
+from ..recall import ranking
+from ..storage.fold import fold_note_events
+from .index_rows import (
+    FIELD_SIGNATURE, FTS_COLUMN_LIST, INSERT_META, INSERT_TEXT, NOTE_COLS, NOTE_FROM, PAGE_CACHE_KIB, SCHEMA,
+    SCHEMA_VERSION, UPSERT_EVENT, canonical, note_row_parts, row_fields, row_note, rows_at,
+)
+from ..storage.model import INDEX_FILE, Note, copy_note
+from ..storage.paths import any_match
+from ..storage.store import Ledger, parse_lines
+
+META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
+NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
+_ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
+
+
+def _path_match_sql(paths_text, query_paths_json):
+    """SQL `path_match(paths_text, json)`: memoised per anchor, because many notes share their
+    anchors and the glob matching is the costly part of a path-filtered recall."""
+    if not paths_text:
+        return 0
+    paths, seen = _query_paths(query_paths_json)
+    for glob in paths_text.split("\n"):
+        hit = seen.get(glob)
+        if hit is None:
+            if len(seen) > 4096:
+                seen.clear()
+            hit = seen[glob] = any_match((glob,), paths)
+        if hit:
+            return 1
+    return 0
+
+
+_QP: dict[str, tuple] = {}
+
+
+def _query_paths(text: str) -> tuple:
+    """(paths, {anchor: matches}) for the query's paths (one entry: the current query)."""
+    got = _QP.get(text)
+    if got is None:
+        _QP.clear()
+        got = _QP[text] = (json.loads(text), {})
+    return got
+
+
+def _is_damaged(exc: BaseException) -> bool:
+    """SQLite's words for a file whose pages (or, since every statement is ours, whose tables) cannot be
+    trusted: a table dropped under an open connection is damage too (not: locked, full, read-only)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return any(w in text for w in ("malformed", "not a database", "disk image", "no such table", "no such column"))
+
+
+class Index:
+    def __init__(self, ledger: Ledger):
+        self.ledger = ledger
+        self.path = os.path.join(ledger.memory_dir_str, fsutil.CACHE_DIR, INDEX_FILE)  # a str: see fsutil
+        self._db: sqlite3.Connection | None = None
+        self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
+        self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
+        self._postings_kept = None  # the last in-memory postings, kept across writes (see postings)
+        # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
+        self._meta: tuple | None = None
+
+    # ---- connection ---------------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            try:
+                self._db = self._connect()
+            except (sqlite3.Error, OSError) as exc:
+                raise self._error(exc) from exc
+        return self._db
+
+    def _error(self, exc: BaseException):
+        """A SQLite or OS failure as one clear line (the index is a cache: deleting it is safe)."""
+        if isinstance(exc, OSError):
+            return fsutil.disk_error(self.path, exc)
+        return Refused(f"the index cache failed ({exc}); nothing in the ledger was changed — free disk space or "
+                       "check permissions, or delete .cache/index.sqlite and retry", path=self.path)
+
+    def _connect(self) -> sqlite3.Connection:
+        fsutil.cache_dir(self.ledger.memory_dir_str)
+        for attempt in (1, 2):
+            try:
+                db = self._open()
+                meta = {}
+                if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
+                    meta = dict(db.execute("SELECT key, value FROM meta"))
+                want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE, "fields": FIELD_SIGNATURE}
+                if meta and all(meta.get(k) == v for k, v in want.items()) and _tables_present(db):
+                    break
+                if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    db.close()
+                    self._delete_files()
+                    db = self._open()
+                db.execute("PRAGMA journal_mode=WAL")  # persistent in the file: set once, at creation
+                db.executescript(SCHEMA)
+                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(want.items()))
+                break
+            except sqlite3.DatabaseError:
+                # A damaged cache is rebuilt, never trusted.
+                if attempt == 2:
+                    raise
+                self._delete_files()
+        db.create_function("path_match", 2, _path_match_sql, deterministic=True)
+        db.create_function("canonical", 1, canonical, deterministic=True)
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
+        # commit is caught up again from the shards), so skip the fsyncs.
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+        return db
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(self.path + suffix)
+            except FileNotFoundError:
+                pass
+
+    def close(self) -> None:
+        self._current_sig = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # ---- keeping up with the shards -----------------------------------------------------------
+
+    def plan(self):
+        """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
+        on_disk = self.ledger.shard_stats()
+        self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
+        if self._disk_sig == self._current_sig:
+            return "current", []  # the shards are as this connection last found the index caught up with them
+        stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
+        if set(stored) - set(on_disk):
+            return "rebuild", None
+        work = []
+        for name, st in sorted(on_disk.items()):
+            row = stored.get(name)
+            if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
+                continue
+            path = os.path.join(self.ledger.dir_str, name)
+            if row is None:
+                work.append((name, path, st, 0, 0))
+                continue
+            if st.st_size < row[3]:
+                return "rebuild", None
+            work.append((name, path, st, row[3], row[5], row[4]))
+        if not work:
+            self._current_sig = self._disk_sig
+        return ("grow" if work else "current"), work
+
+    def catch_up(self) -> dict:
+        """Bring the index up to the shards; returns {"mode": current|incremental|rebuild, "events": n}."""
+        return self.guarded(self._catch_up)
+
+    def guarded(self, work):
+        """Run `work()`; a damaged cache is discarded, rebuilt from the shards and `work` retried once.
+
+        The index is a cache (deleting it is always safe), so a bad page must cost one rebuild, not
+        every command until someone deletes the file by hand. Other failures become one clear line.
+        """
+        try:
+            return work()
+        except (sqlite3.Error, OSError) as exc:
+            if not _is_damaged(exc):
+                raise self._error(exc) from exc
+        self.discard()
+        try:
+            if work != self._catch_up:
+                self._catch_up()
+            return work()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
+
+    def discard(self) -> None:
+        """Close and delete the cache files; the next use rebuilds them from the shards."""
+        self.close()
+        self._disk_sig = None
+        self._meta = None
+        self._current_sig = None
+        with fsutil.project_lock(self.ledger.memory_dir_str):
+            self._delete_files()
+
+    def _catch_up(self) -> dict:
+        mode, _ = self.plan()
+        if mode == "current":
+            return {"mode": "current", "events": 0}
+        self._meta = None
+        self._current_sig = None
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            mode, work = self.plan()  # again, now that no one else can write the index
+            if mode == "current":
+                self.db.execute("COMMIT")
+                return {"mode": "current", "events": 0}
+            if mode == "grow":
+                result = self._grow(work)
+                if result is not None:
+                    self.db.execute("COMMIT")
+                    return result
+            from .rebuild import rebuild_locked
+
+            result = rebuild_locked(self, None)
+            self.db.execute("COMMIT")
+            return result
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _grow(self, work) -> dict | None:
+        import hashlib  # only when shards grew: OpenSSL's load is a hook's start-up cost
+
+        new_events: list[dict] = []
+        shard_rows = []
+        for item in work:
+            name, path, st, consumed, lines = item[:5]
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if consumed and hashlib.sha256(data[:consumed]).hexdigest() != item[5]:
+                return None  # not a pure append: rebuild
+            if consumed and data[consumed - 1:consumed] != b"\n" and data[consumed:consumed + 1] not in (b"", b"\n"):
+                # the last event read had no newline and bytes were added to its very line: that
+                # line is no longer the event indexed, so read it whole again
+                return None
+            evs, _, _, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
+            new_events.extend(evs)
+            total = consumed + used
+            shard_rows.append((name, len(data), st.st_mtime_ns, total, hashlib.sha256(data[:total]).hexdigest(),
+                               lines + data[consumed:total].count(b"\n")))
+        affected = self._insert_events(new_events)
+        self._refold(affected)
+        self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?)", shard_rows)
+        return {"mode": "incremental", "events": len(new_events)}
+
+    def _insert_events(self, events: list[dict]) -> set[str]:
+        db = self.db
+        affected: set[str] = set()
+        txns: set[str] = set()
+        for ev in events:
+            db.execute(UPSERT_EVENT, (ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"]))
+            affected.add(ev["note"])
+            txns.add(ev["txn"])
+            if ev["op"] == "forget":
+                for t in ev.get("stripped", ()):
+                    db.execute("INSERT OR IGNORE INTO waived VALUES (?)", (t,))
+                    txns.add(t)
+        for t in txns:
+            affected.update(r[0] for r in db.execute("SELECT DISTINCT note FROM events WHERE txn = ?", (t,)))
+        return affected
+
+    def _broken_txns(self, notes: list[str] | None) -> set[str]:
+        sql = ("SELECT txn FROM events {where} GROUP BY txn HAVING count(*) < max(txn_n) "
+               "AND txn NOT IN (SELECT txn FROM waived)")
+        if notes is None:
+            return {r[0] for r in self.db.execute(sql.format(where=""))}
+        out: set[str] = set()
+        for note in notes:
+            cand = [r[0] for r in self.db.execute("SELECT DISTINCT txn FROM events WHERE note = ?", (note,))]
+            for t in cand:
+                row = self.db.execute("SELECT count(*), max(txn_n) FROM events WHERE txn = ?", (t,)).fetchone()
+                if row[0] < row[1] and not self.db.execute("SELECT 1 FROM waived WHERE txn = ?", (t,)).fetchone():
+                    out.add(t)
+        return out
+
+    def _refold(self, notes) -> None:
+        notes = sorted(notes)
+        broken = self._broken_txns(notes)
+        for note_id in notes:
+            evs = [json.loads(r[0]) for r in self.db.execute(
+                "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
+            evs = [ev for ev in evs if ev["txn"] not in broken]
+            note, _ = fold_note_events(evs)
+            self._put_note(note_id, note)
+
+    def _put_note(self, note_id: str, note: Note | None) -> None:
+        db = self.db
+        old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
+        if old is not None:
+            rowid = old[0]
+            text = db.execute(f"SELECT {FTS_COLUMN_LIST} FROM note_text WHERE rowid = ?", (rowid,)).fetchone()
+            marks = ", ".join("?" * len(text))
+            db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', ?, {marks})",
+                       (rowid, *text))
+            for table in ("notes", "note_text"):
+                db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+            for table in ("note_tags", "note_paths"):
+                db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
+            db.execute("DELETE FROM note_vectors WHERE note = ?", (note_id,))  # the semantic channel's copy
+        else:
+            rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+        if note is None:
+            return
+        meta, text, tags, prefixes = rows_at(rowid, note_row_parts(note))
+        db.execute(INSERT_META, meta)
+        db.execute(INSERT_TEXT, text)
+        fts = text[:-1]  # all but the JSON
+        db.execute(f"INSERT INTO notes_fts(rowid, {FTS_COLUMN_LIST}) VALUES ({', '.join('?' * len(fts))})", fts)
+        db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
+        db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
+
+    def rebuild(self, progress=None) -> dict:
+        """Rebuild from the shards (readers keep the old state until commit); a damaged file is built afresh."""
+        try:
+            return self._rebuild(progress)
+        except Refused as exc:
+            if not _is_damaged(exc.__cause__):
+                raise
+        self.discard()
+        return self._rebuild(progress)
+
+    def _rebuild(self, progress) -> dict:
+        self._meta = None
+        self._current_sig = None
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                from .rebuild import rebuild_locked
+
+                result = rebuild_locked(self, progress)
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
+        return result
+
+    # ---- reads --------------------------------------------------------------------------------
+
+    def _caches(self) -> tuple:
+        """(signature, note metadata, note cache, postings), valid for the index as it is now: reset
+        when this connection changed the index, when the shards differ from when they were read,
+        or when another connection committed to it (`PRAGMA data_version`: a `reindex` elsewhere
+        renumbers rowids). Call after catch_up."""
+        sig = (self._disk_sig, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self._meta is None or self._meta[0] != sig or sig[0] is None:
+            self._meta = (sig, False, {}, False)
+        return self._meta
+
+    def note_meta(self) -> dict | None:
+        """{rowid: (id, (priority, kind), state, expires, scope, branch, created_at, created_event)}
+        of every note, kept in memory on ledgers of at most META_CACHE_MAX notes (None above), so
+        recall can rank without a join per match.
+
+        Loaded on the second ask against the same index state, never the first: reading every
+        note's metadata costs more than one query's join (31 vs ~6 ms at 7,490 notes), so a
+        one-shot process (a hook, a CLI `recall`) never pays for it; a caller that asks again
+        (the MCP server, `eval`) does, once."""
+        caches = self._caches()
+        if caches[1] is False:  # never asked: note the ask, answer without
+            self._meta = (caches[0], _ASKED_ONCE, caches[2], False)
+            return None
+        if caches[1] is _ASKED_ONCE:
+            rows = self.db.execute("SELECT rowid, id, priority, kind, state, expires, scope, branch, created_at, "
+                                   "created_event FROM notes LIMIT ?", (META_CACHE_MAX + 1,)).fetchall()
+            # created_at and created_event as "" when NULL: recall sorts on them as plain keys
+            meta = None if len(rows) > META_CACHE_MAX else {
+                r[0]: (r[1], (r[2], r[3]), r[4], r[5], r[6], r[7], r[8] or "", r[9] or "") for r in rows}
+            caches = self._meta = (caches[0], meta, caches[2], False)
+        return None if caches[1] is _ASKED_ONCE else caches[1]
+
+    def postings(self):
+        """BM25 postings in memory (`postings.py`) once the metadata is (a caller asking again), on
+        ledgers of at most WARM_MAX notes; None otherwise."""
+        caches = self._caches()
+        if not isinstance(caches[1], dict):
+            return None
+        if caches[3] is False:
+            from ..recall.postings import WARM_MAX, Postings
+
+            meta = caches[1]
+            post = self._postings_kept
+            if len(meta) > WARM_MAX:
+                post = None
+            else:
+                notes = {rowid: m[0] for rowid, m in meta.items()}
+                forgotten = {rowid for rowid, m in meta.items() if m[2] == "forgotten"}
+                # after a write, the last postings catch up with the notes added (a `remember`
+                # costs a few ms, not a re-read of every note)
+                if post is None or not post.refresh(self.db, notes, forgotten):
+                    post = Postings(self.db, notes, forgotten)
+            self._postings_kept = post
+            caches = self._meta = (*caches[:3], post)
+        return caches[3]
+
+    def get_note(self, note_id: str) -> Note | None:
+        row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
+        return row_note(row) if row else None
+
+    def get_notes(self, ids) -> dict[str, Note]:
+        """Notes by id. Recently read ones come from memory (as copies: callers may change them),
+        which is what a long-running caller (the MCP server, `eval`) asking again and again needs."""
+        cache = self._caches()[2]
+        out = {}
+        missing = []
+        for note_id in ids:
+            note = cache.get(note_id)
+            if note is None:
+                missing.append(note_id)
+            else:
+                out[note_id] = copy_note(note)
+        if len(cache) + len(missing) > NOTE_CACHE_MAX:
+            cache.clear()
+        for start in range(0, len(missing), 500):
+            chunk = missing[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT n.id, {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id IN ({marks})", chunk):
+                note = row_note(row[1:])
+                cache[row[0]] = note
+                out[row[0]] = copy_note(note)
+        return out
+
+    def ids_with_prefix(self, prefix: str) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT 6", (prefix, prefix + "~"))]
+
+    def all_notes(self) -> list[Note]:
+        return [row_note(r) for r in self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} ORDER BY n.created_at, n.created_event, n.id")]
+
+    def export_rows(self) -> list[dict]:
+        """The non-forgotten notes as the export renderer's rows (`export.note_row`), read with one
+        query and no `Note` per row."""
+        try:
+            rows = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.state IS NOT 'forgotten'").fetchall()
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(exc) from exc
+        return [row_fields(r) for r in rows]
+
+    def note_events(self, note_id: str) -> list[dict]:
+        """The note's applied events, as replay applies them."""
+        broken = self._broken_txns([note_id])
+        evs = [json.loads(r[0]) for r in self.db.execute(
+            "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
+        _, applied = fold_note_events([e for e in evs if e["txn"] not in broken])
+        return applied
+
+    def events_after(self, event_id: str | None) -> list[dict]:
+        """Every applied event in replay order, or those after `event_id`."""
+        broken = self._broken_txns(None)
+        out: list[dict] = []
+        current, evs = None, []
+        for note_id, line in self.db.execute("SELECT note, line FROM events ORDER BY note, at, id"):
+            if note_id != current:
+                if evs:
+                    out.extend(fold_note_events(evs)[1])
+                current, evs = note_id, []
+            ev = json.loads(line)
+            if ev["txn"] not in broken:
+                evs.append(ev)
+        if evs:
+            out.extend(fold_note_events(evs)[1])
+        out.sort(key=lambda e: (e["at"], e["id"]))
+        if event_id is None:
+            return out
+        ids = [e["id"] for e in out]
+        if event_id not in ids:
+            raise NotFound(f"event {event_id} is not in the ledger (forgotten, or from another branch)")
+        return out[ids.index(event_id) + 1:]
+
+    def stats(self) -> dict:
+        notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]
+        events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
+        return {"notes": notes, "events": events, "path": self.path}
+
+
+def _tables_present(db) -> bool:
+    """Whether every table the schema creates is there: a table dropped by hand is a damaged cache."""
+    import re
+
+    wanted = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", SCHEMA))
+    have = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    return wanted <= have

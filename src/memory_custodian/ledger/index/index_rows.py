@@ -1,0 +1,126 @@
+"""The index's tables, and how a note is stored in their rows and read back.
+
+The columns come from the note's one declaration (`model.NOTE_FIELDS`): a "column" field is a
+column of `notes`, a "text" field a column of `note_text` that FTS5 searches, and the rest one
+JSON object per note, keyed by field name and holding only what differs from the default. The
+field layout is part of the index's signature, so an index written with another one is rebuilt,
+never misread.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..recall import ranking
+from ...base.records import Factory
+from ..storage.model import NOTE_FIELDS, Note, encode_event
+from ..storage.paths import path_prefix
+
+SCHEMA_VERSION = "8"
+# SQLite's page cache for a connection, in KiB. Recall reads the FTS index, the notes and their
+# sizes (~45 MB at 74,900 notes); SQLite's default 2 MB re-reads them from the OS on every query,
+# which cost a third of recall's time there (p50 11.4 -> 7.6 ms, measured). SQLite fills the cache
+# as pages are read, so a small ledger, or a one-shot process, holds only what it touched.
+PAGE_CACHE_KIB = 65536
+
+COLUMN_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.stored == "column")
+TEXT_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.stored == "text")
+JSON_FIELDS = tuple(f for f in NOTE_FIELDS if f.stored == "json")
+# a tuple field's column holds it newline-joined, under the name FTS5 knows it by
+TUPLE_FIELDS = frozenset(f.name for f in NOTE_FIELDS if f.stored == "text" and f.default == ())
+TEXT_COLUMNS = tuple(f"{name}_text" if name in TUPLE_FIELDS else name for name in TEXT_FIELDS)
+FIELD_SIGNATURE = ",".join(f"{f.name}:{f.stored}" for f in NOTE_FIELDS)
+# the plain value of each JSON field's default (a `Factory`'s made once, to compare against)
+_JSON_DEFAULTS = {f.name: f.default.make() if isinstance(f.default, Factory) else f.default for f in JSON_FIELDS}
+_FACTORIES = {f.name: f.default.make for f in JSON_FIELDS if isinstance(f.default, Factory)}
+
+_META_COLUMNS = ", ".join(f"{name} TEXT" for name in COLUMN_FIELDS if name != "id")
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shards(name TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    consumed INTEGER NOT NULL, hash TEXT NOT NULL, lines INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS events(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, note TEXT NOT NULL,
+    at TEXT NOT NULL, txn TEXT NOT NULL, txn_n INTEGER NOT NULL, line TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id);
+CREATE INDEX IF NOT EXISTS events_txn ON events(txn);
+CREATE TABLE IF NOT EXISTS waived(txn TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS notes(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, prio INTEGER, {_META_COLUMNS});
+CREATE INDEX IF NOT EXISTS notes_order ON notes(prio, created_at DESC, created_event DESC);
+CREATE TABLE IF NOT EXISTS note_text(rowid INTEGER PRIMARY KEY, {", ".join(f"{c} TEXT" for c in TEXT_COLUMNS)},
+    subtokens TEXT, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS note_tags(tag TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(tag, note)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS note_paths(prefix TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(prefix, note))
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS note_vectors(note TEXT PRIMARY KEY, digest TEXT NOT NULL, vec BLOB NOT NULL) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5({", ".join(ranking.FTS_COLUMNS)},
+    content='note_text', content_rowid='rowid', tokenize='{ranking.FTS_TOKENIZE}');
+"""
+
+FTS_COLUMN_LIST = ", ".join(ranking.FTS_COLUMNS)
+NOTE_COLS = ", ".join([*(f"n.{c}" for c in COLUMN_FIELDS), *(f"t.{c}" for c in TEXT_COLUMNS), "t.json"])
+NOTE_FROM = "notes n JOIN note_text t ON t.rowid = n.rowid"
+INSERT_META = (f"INSERT INTO notes(rowid, prio, {', '.join(COLUMN_FIELDS)}) "
+               f"VALUES ({', '.join('?' * (len(COLUMN_FIELDS) + 2))})")
+INSERT_TEXT = (f"INSERT INTO note_text(rowid, {FTS_COLUMN_LIST}, json) "
+               f"VALUES ({', '.join('?' * (len(ranking.FTS_COLUMNS) + 2))})")
+UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET note=excluded.note, "
+                "at=excluded.at, txn=excluded.txn, txn_n=excluded.txn_n, line=excluded.line "
+                "WHERE canonical(excluded.line) < canonical(events.line)")
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_N_COLUMNS, _N_TEXT = len(COLUMN_FIELDS), len(TEXT_FIELDS)
+
+
+def canonical(line: str) -> str:
+    """An event line as the writer would encode it: two copies of one event keep the smaller."""
+    return encode_event(json.loads(line))
+
+
+def note_json(note: Note) -> str:
+    """The note's JSON-stored fields that differ from their defaults, as one compact object."""
+    d = note.__dict__
+    return _encode({name: d[name] for name, default in _JSON_DEFAULTS.items() if d[name] != default})
+
+
+def _text_value(note: Note, name: str) -> str:
+    value = note.__dict__[name]
+    return "\n".join(value) if name in TUPLE_FIELDS else value
+
+
+def note_row_parts(note: Note) -> tuple:
+    """A note's index rows without their rowid: (meta, text, tags, path prefixes). Pure, so a
+    rebuild can compute them in worker processes (the subtokens and the note JSON are most of a
+    rebuild's Python time); `rows_at` gives them their rowid."""
+    forgotten = note.state == "forgotten"
+    sub = "" if forgotten else ranking.subtokens(note.title, note.body, note.tags, note.paths)
+    d = note.__dict__
+    meta = (ranking.PRIORITY_ORDER.get(note.priority, 9), *(d[name] for name in COLUMN_FIELDS))
+    text = (*(_text_value(note, name) for name in TEXT_FIELDS), sub, note_json(note))
+    return meta, text, list(note.tags), [path_prefix(p) for p in note.paths]
+
+
+def rows_at(rowid: int, parts: tuple) -> tuple:
+    """`note_row_parts` as the rows INSERT_META, INSERT_TEXT, note_tags and note_paths take."""
+    meta, text, tags, prefixes = parts
+    return (rowid, *meta), (rowid, *text), [(t, rowid) for t in tags], [(p, rowid) for p in prefixes]
+
+
+def row_fields(row) -> dict:
+    """{field: value} of every field of a NOTE_COLS row: the export renders these, `row_note`
+    makes them a `Note` (a made default, such as `extra`'s dict, is fresh for each)."""
+    values = dict(_JSON_DEFAULTS)
+    for name, make in _FACTORIES.items():
+        values[name] = make()
+    values.update(zip(COLUMN_FIELDS, row))
+    for name, text in zip(TEXT_FIELDS, row[_N_COLUMNS:]):
+        values[name] = (tuple(text.split("\n")) if text else ()) if name in TUPLE_FIELDS else text
+    stored = row[_N_COLUMNS + _N_TEXT]
+    if stored != "{}":
+        values.update(json.loads(stored))
+    return values
+
+
+def row_note(row) -> Note:
+    """The note a NOTE_COLS row holds."""
+    note = object.__new__(Note)
+    note.__dict__.update(row_fields(row))
+    return note

@@ -1,0 +1,194 @@
+"""Rebuilding the index from the shards in one pass, in bounded memory.
+
+Memory grows with the number of events, not with their bytes: the first pass parses every
+shard, keeps one small key per unique event (note, time, id, txn, where its line is) and stores
+the raw lines; the second folds each note from its lines read back from disk (in worker processes
+on big ledgers, `rebuild_worker.py`) and inserts the rows in batches, in note order. Two copies of
+one event id keep the smaller canonical line; a txn with events missing is left out unless a
+`forget` waived it. See `Index.rebuild` for the transaction around it.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+from ...base.fsutil import BINARY, read_at
+from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
+from ..storage.store import parse_lines
+
+CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
+# Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
+# time and needs nothing but the shard lines: on big ledgers worker processes do it while this
+# process inserts (74,900 notes: see the README). Below this many events a rebuild takes a couple
+# of seconds at most, less than starting the workers would save.
+PARALLEL_MIN_EVENTS = 20000
+MAX_WORKERS = 4
+
+
+def parallel_workers(events: int) -> int:
+    """How many worker processes fold a rebuild of `events` events: 0 (fold here) on small
+    ledgers or a machine with one CPU."""
+    if events < PARALLEL_MIN_EVENTS:
+        return 0
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, MAX_WORKERS) if cpus > 1 else 0
+
+
+def rebuild_locked(index, progress) -> dict:
+    """Fill `index` from the shards; the caller holds the write transaction."""
+    files: list[int] = []
+    db = index.db
+    # Bulk load: a page cache of 8 MB (the pages written are not read again: a larger one only
+    # raises the rebuild's peak memory), and the secondary event indexes built once at the end.
+    db.execute("PRAGMA cache_size=-8000")
+    for name in ("events_note", "events_txn"):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+    try:
+        result = _rebuild_into(index, progress, files)
+        db.execute("CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id)")
+        db.execute("CREATE INDEX IF NOT EXISTS events_txn ON events(txn)")
+        return result
+    finally:
+        for fd in files:
+            os.close(fd)
+        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+
+
+def _rebuild_into(index, progress, files: list[int]) -> dict:
+    db = index.db
+    for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes", "note_vectors"):
+        db.execute(f"DELETE FROM {table}")
+    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM note_text")
+    shards = index.ledger.shards()
+    keys, broken = _read_shards(index, shards, files, progress)
+    total = len(keys)
+    if progress:
+        progress(0.5)
+    chunks = _note_chunks(keys, broken)
+    del keys
+    n_notes = _insert_notes(db, chunks, shards, files, parallel_workers(total), progress)
+    if progress:
+        progress(0.8)
+    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
+    if progress:
+        progress(1.0)
+    return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
+
+
+def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple], set[str]]:
+    """The first pass: every shard's events stored, one small key per unique event kept, sorted:
+    (note, at, id, txn, shard, offset, length). The lines stay on disk and are read back per note,
+    so memory grows with the number of events, not bytes. Returns (keys, the broken txns)."""
+    import hashlib
+
+    db = index.db
+    total_bytes = sum(os.stat(p).st_size for p in shards) or 1
+    done_bytes = 0
+    keys: list[tuple] = []
+    where: dict[str, int] = {}
+    txn_count: dict[str, int] = {}
+    txn_want: dict[str, int] = {}
+    waived: set[str] = set()
+    for shard_no, path in enumerate(shards):
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
+        evs, _, _, used = parse_lines(index.ledger.rel(path), data, raw=True)
+        for ev in evs:
+            key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
+                   len(ev["_line"].encode("utf-8")))
+            seen = where.get(ev["id"])
+            if seen is not None:
+                old = keys[seen]
+                old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
+                    read_at(files[old[4]], old[6], old[5]).decode("utf-8")
+                if canonical(ev["_line"]) < canonical(old_line):
+                    txn_count[old[3]] -= 1
+                    keys[seen] = key
+                    txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+                    txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+                continue
+            where[ev["id"]] = len(keys)
+            keys.append(key)
+            txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+            txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+            if ev["op"] == "forget":
+                waived.update(ev.get("stripped", ()))
+        db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
+                                      for ev in evs])
+        db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
+                   (os.path.basename(path), len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
+                    data[:used].count(b"\n")))
+        files.append(os.open(path, os.O_RDONLY | BINARY))
+        del evs, data
+        done_bytes += st.st_size
+        if progress:
+            progress(done_bytes / total_bytes * 0.4)
+    del where
+    db.executemany("INSERT INTO waived VALUES (?)", ((t,) for t in sorted(waived)))
+    broken = {t for t, n in txn_count.items() if n < txn_want[t] and t not in waived}
+    keys.sort()
+    return keys, broken
+
+
+def _note_chunks(keys: list[tuple], broken: set[str]) -> list[list[list[tuple]]]:
+    """Each note's events (shard, offset, length), in note order, without the broken txns, in
+    chunks of CHUNK_NOTES notes."""
+    groups: list[list[tuple]] = []
+    i, total = 0, len(keys)
+    while i < total:
+        note_id = keys[i][0]
+        j = i
+        while j < total and keys[j][0] == note_id:
+            j += 1
+        groups.append([(k[4], k[5], k[6]) for k in keys[i:j] if k[3] not in broken])
+        i = j
+    return [groups[c:c + CHUNK_NOTES] for c in range(0, len(groups), CHUNK_NOTES)]
+
+
+def _insert_notes(db, chunks, shards, files: list[int], workers: int, progress) -> int:
+    """Fold the notes chunk by chunk and insert their rows; returns how many notes there are."""
+    batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
+    n_notes = 0
+    with _folding(chunks, shards, files, workers) as folded:
+        for done, parts_list in enumerate(folded, 1):
+            for parts in parts_list:
+                n_notes += 1
+                meta, text, tags, prefixes = rows_at(n_notes, parts)
+                batch_meta.append(meta)
+                batch_text.append(text)
+                batch_tags.extend(tags)
+                batch_paths.extend(prefixes)
+            # one chunk at a time: bounded memory on large ledgers
+            db.executemany(INSERT_META, batch_meta)
+            db.executemany(INSERT_TEXT, batch_text)
+            db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
+            db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
+            for batch in (batch_meta, batch_text, batch_tags, batch_paths):
+                batch.clear()
+            if progress:
+                progress(0.5 + 0.3 * done / len(chunks))
+    return n_notes
+
+
+@contextmanager
+def _folding(chunks, shards, files: list[int], workers: int):
+    """Each chunk's `note_row_parts`, in order: folded here, or by `workers` worker processes
+    (`rebuild_worker.py`). Plain subprocesses over pipes rather than `multiprocessing`: its
+    spawned children re-run the caller's main script, and a fork copies the MCP server's threads'
+    locks. A worker that fails makes this raise, naming why; leaving the block ends the workers."""
+    from .rebuild_worker import Workers, fold_chunk
+
+    if not workers:
+        yield (fold_chunk(chunk, files) for chunk in chunks)
+        return
+
+    # the workers open the shards by name: each must be the very file this process read
+    expect = [(path, os.fstat(fd).st_dev, os.fstat(fd).st_ino) for path, fd in zip(shards, files)]
+    with Workers(workers, expect) as pool:
+        yield pool.map_in_order(chunks)

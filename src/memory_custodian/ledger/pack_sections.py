@@ -1,0 +1,152 @@
+"""The ledger's sections of the context pack: directives in full, gotchas for the touched paths,
+and the top recall index lines for the task (owned by the ledger tier; `read` calls this).
+
+Directives are never ranked: every active one is loaded in full, highest priority first. A stale
+one ("active + stale") still holds until someone settles it, so it is loaded too, under a warning.
+Each section packs whole notes (or whole index lines) under its budget from the manifest's
+`## Context budget` (`- ledger directives: 800 tokens max`); whatever does not fit is named by id
+as an Omission, so the explain section can say what was left out. A directive or gotcha scoped to
+another branch is named the same way (reason `other-scope`), and the section ends with a line
+saying so and counting the revoked, superseded and expired ones, which are no longer rules.
+
+Default budgets (tokens): directives 800, gotchas 400, recall 300.
+"""
+
+from __future__ import annotations
+
+DEFAULT_BUDGETS = {"directives": 800, "gotchas": 400, "recall": 300}
+SECTION_NAMES = {"directives": "Ledger directives", "gotchas": "Ledger gotchas", "recall": "Ledger recall"}
+RECALL_LINES = 15
+OMITTED_BY_BUDGET = "omitted-by-budget"
+OTHER_SCOPE = "other-scope"
+PACK_STATES = ("active", "stale")  # what the directive and gotcha sections load
+NOT_IN_FORCE = ("revoked", "superseded", "expired")  # counted at the end of a section, not loaded
+TAIL_IDS = 5  # other-scope ids named in the section's own line; the omissions name them all
+
+
+def _full(note, state: str = "active") -> str:
+    from .frames import index_line, provenance_frame, safe_body
+
+    lines = [index_line(note, state)]
+    if state == "stale":  # warning first, before anything a reader might act on
+        reason = (note.state_reason or "").strip()
+        why = f" Reason: {reason}{'' if reason[-1:] in '.?!' else '.'}" if reason else ""
+        lines.append(f"WARNING: flagged stale on {note.updated_at[:10]} — possibly out of date, but not withdrawn: "
+                     f"it still applies until someone reinstates, supersedes or revokes it.{why}")
+    # human notes too: a missing frame must never read as "recorded by a person"
+    lines.append(f"({provenance_frame(note.provenance)})")
+    if note.paths:
+        lines.append("paths: " + ", ".join(note.paths))
+    body = note.body.strip()
+    prefix = note.title[:-1] if note.title.endswith("…") else note.title
+    if body and body != note.title:
+        # a title taken from the text is not said twice: the body goes on where the title stopped
+        lines.append(safe_body("…" + body[len(prefix):].lstrip() if prefix and body.startswith(prefix)
+                               and len(prefix) > 20 else note.body))
+    return "\n".join(lines)
+
+
+def _pack(key: str, blocks: list[tuple[str, str]], budget: int | None, sep: str, tail: str | None = None):
+    from ..base.pack_parts import Omission, Section
+    from ..base.tokens import estimate_tokens
+
+    shown, omitted, used, oversized = [], [], 0, False
+    for note_id, text in blocks:
+        cost = estimate_tokens(text)
+        if budget is None or used + cost <= budget or not shown and not omitted and cost > budget:
+            if budget is not None and cost > budget:
+                oversized = True  # the first block is kept whole rather than cut
+            shown.append((note_id, text))
+            used += cost
+        else:
+            omitted.append(Omission(module=f"ledger:{key}", ref=f"#{note_id}", reason=OMITTED_BY_BUDGET))
+    text = sep.join(t for _, t in shown)
+    if tail:
+        text = (text + "\n" if text else "") + tail
+    return Section(name=SECTION_NAMES[key], text=text + "\n" if text else "", tokens=estimate_tokens(text),
+                   budget=budget, omitted=omitted, oversized=oversized, note_ids=[i for i, _ in shown])
+
+
+def _left_out(index, key: str, res, hint: str) -> tuple[list, str | None]:
+    """What a directive or gotcha recall did not load and why: Omissions naming each note scoped to
+    another branch, and the section's closing line (those notes, and a count of the ones no longer
+    in force). Forgotten notes keep no kind, so they cannot be counted here."""
+    from ..base.pack_parts import Omission
+
+    other = res.excluded_ids.get("other scope", [])
+    omitted = [Omission(module=f"ledger:{key}", ref=f"#{i}", reason=OTHER_SCOPE) for i in other]
+    lines = []
+    count = res.excluded_counts.get("other scope", 0)
+    if count:
+        notes = index.get_notes(other[:TAIL_IDS])
+        named = ", ".join(f"#{i} (branch `{notes[i].branch}`)" if notes.get(i) and notes[i].branch else f"#{i}"
+                          for i in other[:TAIL_IDS])
+        more = f" and {count - min(len(other), TAIL_IDS)} more" if count > min(len(other), TAIL_IDS) else ""
+        lines.append(f"Not loaded (other scope): {named}{more} — scoped to another git branch")
+    gone = [f"{res.excluded_counts[s]} {s}" for s in NOT_IN_FORCE if res.excluded_counts.get(s)]
+    if gone:
+        lines.append(f"Not loaded (no longer in force): {', '.join(gone)} — {hint} lists them")
+    # a blank line first when notes precede it, so it does not read as part of the last note
+    return omitted, ("\n" if res.hits else "") + "\n".join(lines) if lines else None
+
+
+def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: str | None = None,
+                    budgets: dict | None = None) -> list:
+    """Return a list of `memory_custodian.base.pack_parts.Section` for the pack (empty until the ledger exists)."""
+    from .storage.store import Ledger
+
+    if not Ledger(memory.memory_dir_str).shards():
+        return []
+    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
+    # the Memory's own index connection, caught up: a session-start hook then opens one connection,
+    # not one for the pack and one for its recall
+    index = memory.index()
+    # a cache damaged under an open connection is rebuilt and the sections read again, once
+    return index.guarded(lambda: _sections(index, memory.root_str, paths, query, limits))
+
+
+def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict) -> list:
+    from .recall.recall import run_recall
+
+    sections = []
+    directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
+    left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")
+    section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
+                    limits["directives"], "\n\n", tail=tail)
+    section.omitted += left
+    sections.append(section)
+    shown = [h.note.id for h in directives.hits]
+    if paths:
+        gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
+        left, tail = _left_out(index, "gotchas", gotchas, "`memory-custodian recall --kind gotcha --all --path PATH`")
+        section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
+                        limits["gotchas"], "\n\n", tail=tail)
+        section.omitted += left
+        sections.append(section)
+        shown += [h.note.id for h in gotchas.hits]
+    if query or paths:
+        if query:
+            res = run_recall(index, query=query, limit=RECALL_LINES, root=root, near_paths=tuple(paths),
+                             exclude_ids=tuple(shown), ids=False)
+        else:
+            res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
+        left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial
+        tail = res.footer() + " (`memory-custodian expand ID` for full notes)" if left_out else (
+            "`memory-custodian expand ID` for full notes" if res.hits else None)
+        sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n", tail=tail))
+    return sections
+
+
+COLD_NOTICE = ("Recall is still being indexed (the first session after a clone): the directives above were read "
+               "straight from the ledger; matching notes arrive with the next prompts once the index is built.")
+
+
+def cold_sections(memory, *, budgets: dict | None = None) -> list:
+    """The pack's ledger part while there is no index: every directive in force, and a line saying recall waits."""
+    from .index.cold_start import directive_notes
+    from .storage.ids import now_iso
+
+    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
+    found = directive_notes(memory.memory_dir_str, memory.root_str, now_iso())
+    return [_pack("directives", [(note.id, _full(note, state)) for note, state in found], limits["directives"],
+                  "\n\n", tail=("\n" if found else "") + COLD_NOTICE)]

@@ -1,0 +1,195 @@
+"""What a recall asks (`RecallQuery`) and how it will be answered (`Plan`): the filters as SQL, the
+score, the tier of the MATCH to rank on big ledgers, and which scan (`recall_scans.py`) runs it.
+
+Filters are part of every scan's SQL, applied before the cutoff, never after an over-fetch.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...base.records import Record
+from . import ranking
+
+DEFAULT_STATES = ("active",)
+# A note's state as of :now (time-derived expiry applied), and whether its scope is in reach.
+EFFECTIVE_STATE = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NOT NULL AND n.expires <= :now "
+                   "THEN 'expired' ELSE n.state END)")
+IN_SCOPE = "(n.scope = 'workspace' OR n.branch IS :branch)"
+FTS_SOURCE = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
+
+
+class RecallQuery(Record):
+    """What was asked, checked: `text` and its MATCH `words`/`broad` (None without a query) and
+    `expansion` (the thesaurus words' MATCH, weight and words, or None), the filters, the cutoff, the states asked
+    for and so wanted (`want_states`), the time, and how much to account for: "full" (counts and
+    exclusions), "matched" (the hits and how many matched) or "hits" (the hits only)."""
+
+    FIELDS = ("text", "words", "broad", "expansion", "kinds", "tags", "paths", "near_paths", "exclude_ids", "states",
+              "want_states", "include_all", "limit", "now", "root", "accounting", "ids")
+    DEFAULTS = {"expansion": None}
+
+    @property
+    def selective(self) -> bool:
+        """Whether a filter keeps a set of notes SQL finds by index (tags, paths, excluded ids)."""
+        return bool(self.tags or self.paths or self.exclude_ids)
+
+    def filters(self) -> dict:
+        return {"kinds": list(self.kinds), "tags": self.tags, "paths": self.paths, "states": sorted(self.states),
+                "all": bool(self.include_all), "limit": self.limit}
+
+
+class Plan(Record):
+    """The SQL of one recall and the tier it ranks: `base` the filters (on `notes n`), `near` the
+    lift for touched paths (or None), `included` the state and scope wanted, `score` and `order`
+    the rank; `tiers` the MATCH expressions broadest first (empty without a query), `rank_match`
+    the one to rank, with the counts `choose_tier` gave. `meta`: the in-memory note metadata when
+    the planner chose to rank from it."""
+
+    FIELDS = ("ask", "params", "base", "near", "included", "score", "order", "tiers", "rank_match", "broad_count",
+              "rank_count", "broad_exact", "meta")
+    DEFAULTS = {"meta": None}
+
+    @property
+    def source(self) -> str:
+        return FTS_SOURCE if self.tiers else "notes n"
+
+    @property
+    def match_cond(self) -> str:
+        return " AND notes_fts MATCH :match" if self.tiers else ""
+
+    def branch(self):
+        """The current git branch, read once and only when something asks (a branch-scoped note, SQL)."""
+        if "branch" not in self.params:
+            from ..storage.inputs import current_branch
+
+            root = self.ask.root
+            self.params["branch"] = current_branch(root) if root is not None else None
+        return self.params["branch"]
+
+
+def path_filter(paths: list[str], key: str, params: dict) -> str:
+    """SQL restricting `n` to notes anchored at `paths`: an indexed prefix lookup (see
+    `paths.candidate_prefixes`), then the exact match."""
+    from ..storage.paths import candidate_prefixes
+
+    ors = []
+    for i, path in enumerate(paths):
+        ancestors, (lo, hi) = candidate_prefixes(path)
+        if not lo:  # the whole project, or a glob such as `*.md`: any anchored note may match
+            ors = ["SELECT note FROM note_paths"]
+            break
+        names = []
+        for j, prefix in enumerate(ancestors):
+            params[f"{key}a{i}_{j}"] = prefix
+            names.append(f":{key}a{i}_{j}")
+        params[f"{key}lo{i}"], params[f"{key}hi{i}"] = lo, hi
+        ors.append(f"SELECT note FROM note_paths WHERE prefix IN ({','.join(names)})")
+        ors.append(f"SELECT note FROM note_paths WHERE prefix >= :{key}lo{i} AND prefix < :{key}hi{i}")
+    params[key] = json.dumps(paths)
+    return (f"(n.rowid IN ({' UNION '.join(ors)}) AND "
+            f"path_match((SELECT paths_text FROM note_text WHERE rowid = n.rowid), :{key}) = 1)")
+
+
+def _in_list(column: str, key: str, values, params: dict) -> str:
+    params.update({f"{key}{i}": v for i, v in enumerate(values)})
+    return f"{column} IN (%s)" % ",".join(f":{key}{i}" for i in range(len(values)))
+
+
+def _filters(ask: RecallQuery, params: dict) -> str:
+    where = ["n.state != 'forgotten'"]
+    if ask.kinds:
+        where.append(_in_list("n.kind", "k", ask.kinds, params))
+    if ask.tags:
+        where.append("n.rowid IN (SELECT note FROM note_tags WHERE %s)" % _in_list("tag", "t", ask.tags, params))
+    if ask.paths:
+        where.append(path_filter(ask.paths, "p", params))
+    if ask.exclude_ids:
+        where.append(_in_list("n.id NOT", "x", ask.exclude_ids, params))
+    return " AND ".join(where)
+
+
+def count(db, match_expr: str, cap: int | None = None) -> int:
+    """How many notes `match_expr` matches (unfiltered), reading at most `cap` + 1 of them."""
+    if cap is None:
+        return db.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,)).fetchone()[0]
+    return db.execute("SELECT count(*) FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)",
+                      (match_expr, cap + 1)).fetchone()[0]
+
+
+def _small_ledger(db, unfiltered: bool) -> bool:
+    """Few enough notes to rank a query's broad tier in full (the narrower tiers are never needed)."""
+    cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
+    return (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES)
+
+
+def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
+    """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
+    page. Returns (tier, broad count, tier count, whether the broad count is exact). The tier
+    count is None when the narrowest tier is left for the scan to count (only `unfiltered`: then
+    the scan sees every note the tier matches, as forgotten notes keep no text to match).
+
+    Counting reads the FTS doclists only, and stops past the caps: a broad query over a big
+    ledger is never counted in full (its count is then a lower bound, and said to be one)."""
+    # with filters, a small tier often keeps too few notes and the broad tier must be scanned
+    # after all: filtered queries get a wider tier to start from
+    cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
+    if len(tiers) == 1:
+        broad = count(db, tiers[0])  # nothing narrower: ranked in full, so counted in full
+        return tiers[0], broad, broad, True
+    broad_cap = max(cap, ranking.BROAD_COUNT_CAP)
+    broad = count(db, tiers[0], broad_cap)
+    broad_exact = broad <= broad_cap
+    if broad <= cap:
+        return tiers[0], broad, broad, broad_exact
+    rank_match, rank_count = tiers[0], broad
+    for tier in tiers[1:]:
+        if unfiltered and tier == tiers[-1]:
+            return tier, broad, None, broad_exact  # the last resort: its scan counts it
+        n = count(db, tier, cap)
+        if n < max(limit, 1):
+            break
+        rank_match, rank_count = tier, n
+        if n <= cap:
+            break
+    if rank_count > cap:
+        # no tier is both small and full: the one chosen is scanned in full anyway, so count
+        # it (and the broad tier, so that `partial` stays exact) in full as well
+        if not broad_exact:
+            broad, broad_exact = count(db, tiers[0]), True
+        rank_count = broad if rank_match == tiers[0] else count(db, rank_match)
+    return rank_match, broad, rank_count, broad_exact
+
+
+def plan_recall(index, ask: RecallQuery) -> Plan:
+    """The SQL and the tier for `ask` (which has a MATCH when it has a query)."""
+    params: dict = {"now": ask.now}
+    base = _filters(ask, params)
+    near = path_filter(ask.near_paths, "near", params) if ask.near_paths else None
+    if ask.include_all:
+        included = "1"
+    else:
+        included = f"({_in_list(EFFECTIVE_STATE, 's', ask.want_states, params)} AND {IN_SCOPE})"
+    db = index.db
+    if ask.broad is not None:
+        score = ranking.score_sql(ranking.bm25_sql(), near)
+        order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
+        # "matched" is the broadest tier; ranking may use a narrower one on broad queries
+        unfiltered = ask.accounting != "hits" and not (ask.kinds or ask.selective)
+        tiers = [ask.broad]
+        if _small_ledger(db, unfiltered):
+            counts = ask.broad, 0, 0, True  # rank it all, nothing to count
+        else:
+            tiers = ranking.match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
+            counts = choose_tier(db, tiers, ask.limit, unfiltered)
+    else:
+        tiers, counts = [], (None, 0, 0, True)
+        if near:
+            score = f"({near} * 1.0)"
+            order = "score DESC, n.prio, n.created_at DESC, n.created_event DESC, n.id"
+        else:
+            score = "0.0"
+            # with a selective filter, drive the query from it rather than from the priority index
+            # (created_event is unique, so this order is total and the notes_order index serves it)
+            order = ("+n.prio" if (ask.paths or ask.tags) else "n.prio") + ", n.created_at DESC, n.created_event DESC"
+    return Plan(ask, params, base, near, included, score, order, tiers, *counts)

@@ -1,0 +1,114 @@
+"""What a recall returns: the hits, and an account of everything it did not show.
+
+A recall never hides anything silently: besides the hits it counts what matched below the cutoff
+and what its state or scope excluded (with the ids), and the text form always ends with that line.
+"""
+
+from __future__ import annotations
+
+from ...base.records import Factory, Record
+from ..frames import index_line
+from ..storage.model import Note
+
+EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
+
+
+class RecallHit(Record):
+    """rank, score, note, and its state as of `now` (time-derived expiry applied)."""
+
+    FIELDS = ("rank", "score", "note", "state")
+
+    def __init__(self, rank: int, score: float, note: Note, state: str):
+        self.rank, self.score, self.note, self.state = rank, score, note, state
+
+    def line(self) -> str:
+        return index_line(self.note, self.state)
+
+    def to_dict(self) -> dict:
+        n = self.note
+        return {"rank": self.rank, "score": round(self.score, 6), "id": n.id, "kind": n.kind, "priority": n.priority,
+                "title": n.title, "date": n.created_at[:10], "state": self.state, "provenance": n.provenance,
+                "tags": list(n.tags), "paths": list(n.paths), "line": self.line()}
+
+
+class RecallResult(Record):
+    """What a recall returns: the hits, and an account of everything it did not show."""
+
+    FIELDS = ("query", "hits", "matched", "below_ids", "excluded_ids", "excluded_counts", "filters", "accounting",
+              "ids_listed", "partial", "partial_exact", "channels")
+    DEFAULTS = {"hits": Factory(list), "matched": 0, "below_ids": Factory(list), "excluded_ids": Factory(dict),
+                "excluded_counts": Factory(dict), "filters": Factory(dict), "accounting": "full", "ids_listed": True,
+                "partial": 0, "partial_exact": True, "channels": None}
+    query: str | None
+    hits: list[RecallHit]  # what is shown
+    matched: int  # notes that passed every filter (hits + below the cutoff)
+    below_ids: list[str]
+    excluded_ids: dict[str, list[str]]  # reason -> ids (capped)
+    excluded_counts: dict[str, int]  # reason -> exact count
+    filters: dict
+    accounting: str  # "full"; "matched": what matched, not what was excluded; "hits": the hits only
+    ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
+    partial: int  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
+    partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
+    channels: dict | None  # fused recall: {"lexical": ranked ids, "semantic": ranked ids}; None: lexical only
+
+    @property
+    def counted(self) -> bool:
+        """False when the caller asked for the hits only (counts=False)."""
+        return self.accounting != "hits"
+
+    @property
+    def excluded_counted(self) -> bool:
+        """False: counts="matched" counted what matched, not what was excluded (with the hits only,
+        `counted` already says nothing was)."""
+        return self.accounting != "matched"
+
+    @property
+    def below_cutoff(self) -> int:
+        return self.matched - len(self.hits)
+
+    @property
+    def excluded(self) -> dict[str, int]:
+        return {r: n for r, n in self.excluded_counts.items() if n}
+
+    def footer(self) -> str:
+        if not self.counted:
+            return "top hits only; what matched below the cutoff or was excluded was not counted — run `recall` to see it"
+        excl = self.excluded
+        total = sum(excl.values())
+        reasons = ", ".join(f"{excl[r]} {r}" for r in EXCLUSION_ORDER if excl.get(r))
+        text = f"{self.below_cutoff} more matched below the cutoff; {total} excluded"
+        if not self.excluded_counted:
+            text = f"{self.below_cutoff} more matched below the cutoff; excluded notes (revoked, superseded, ...) not counted"
+        elif reasons:
+            text += f" ({reasons})"
+        if self.partial:
+            at_least = "" if self.partial_exact else "at least "
+            text += f"; {at_least}{self.partial} more match loosely (not every word, or not in a title or tag), unranked"
+        if total:
+            text += " — --all to include"
+        elif self.below_cutoff:
+            text += " — raise --limit to see more"
+        return text
+
+    def render_text(self) -> str:
+        lines = [h.line() for h in self.hits]
+        if not self.hits:
+            lines.append("(no notes matched)" if self.query else "(no notes)")
+        lines.append(self.footer())
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query, "filters": self.filters, "hits": [h.to_dict() for h in self.hits],
+            "matched": self.matched,
+            "below_cutoff": {"count": self.below_cutoff, "ids": self.below_ids,
+                             "ids_complete": len(self.below_ids) == self.below_cutoff},
+            "excluded": {"count": sum(self.excluded.values()), "by_reason": self.excluded,
+                         "ids": {r: ids for r, ids in sorted(self.excluded_ids.items()) if ids},
+                         "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values()),
+                         "ids_listed": self.ids_listed},
+            "summary": self.footer(), "counted": self.counted, "partial": self.partial,
+            "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
+            "channels": sorted(self.channels) if self.channels else ["lexical"],
+        }

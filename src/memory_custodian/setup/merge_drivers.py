@@ -1,0 +1,159 @@
+"""The git merge drivers `init` registers, so a team's branches merge memory without conflicts.
+
+`.gitattributes` names them for the memory folder (ledger shards by git's own `union`, curated
+files by `memory-custodian-curated`, `MEMORY.md` by `memory-custodian-mirror`) and `.git/config`
+says what runs them: the absolute command of this installation. A clone whose config lacks them
+still merges — git falls back to its own line merge — and `doctor` says the drivers are missing.
+
+The mirror is never merged as text: it is rendered again from the union of both branches' ledger
+shards (the same union git writes), so `export --check` is green after the merge. Git names the
+branch being merged in a `GITHEAD_<sha>` variable; where there is none (a rebase, a cherry-pick)
+the mirror is left as it was and the driver says to run `export`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from ..curated.write.initializing import CURATED_DRIVER as CURATED
+from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
+
+DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
+                MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger"}
+DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror"}
+
+
+def driver_command(launcher, kind: str) -> str:
+    # the placeholders stay bare: git substitutes them already quoted
+    return launcher.command(["merge-driver", kind]) + " %O %A %B %P"
+
+
+def git(root: str, *args: str, check: bool = True, text: bool = True):
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=text)
+    if check and proc.returncode != 0:
+        from ..base.errors import Corrupt
+
+        err = proc.stderr.decode("utf-8", "replace") if isinstance(proc.stderr, bytes) else proc.stderr
+        raise Corrupt(f"`git {' '.join(args)}` failed: {' '.join(err.split())[:200]}")
+    return proc
+
+
+def git_dir(root: str) -> str | None:
+    """The repository's git folder, or None outside a repository (or without git installed)."""
+    try:
+        proc = git(root, "rev-parse", "--absolute-git-dir", check=False)
+    except FileNotFoundError:
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+def register(root: str, launcher=None) -> str:
+    """Write (or update) the drivers in the repository's config; what was done, as one word."""
+    if git_dir(root) is None:
+        return "not a git repository"
+    from ..base.launcher import current_launcher
+
+    launcher = launcher or current_launcher()
+    changed = False
+    for name, title in DRIVER_NAMES.items():
+        for key, value in (("name", title), ("driver", driver_command(launcher, DRIVER_KINDS[name]))):
+            current = git(root, "config", "--local", "--get", f"merge.{name}.{key}", check=False).stdout.strip()
+            if current != value:
+                git(root, "config", "--local", f"merge.{name}.{key}", value)
+                changed = True
+    return "registered" if changed else "unchanged"
+
+
+def registered(root: str) -> dict[str, str | None]:
+    """Each driver's configured command (None: not configured)."""
+    out = {}
+    for name in DRIVER_NAMES:
+        proc = git(root, "config", "--get", f"merge.{name}.driver", check=False)
+        out[name] = proc.stdout.strip() or None
+    return out
+
+
+# ---- running as a driver ------------------------------------------------------------------------
+
+def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
+    """Merge one file as git asks (`%O %A %B %P`): the result goes to `ours`; exit 0 clean, 1 conflicts."""
+    if kind not in DRIVER_KINDS.values():
+        from ..base.errors import InvalidInput
+
+        raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated or mirror")
+    if kind == "mirror":
+        return _merge_mirror(ours, path)
+    from ..curated.write.merge_entries import mergeable, merge_entries
+
+    texts = [_read(p) for p in (base, ours, theirs)]
+    if None in texts or os.path.basename(path) == "manifest.md" or not mergeable(*texts):
+        # not entries (the manifest, a brief in prose, bytes that are not UTF-8): git's own line merge
+        proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs])
+        return 0 if proc.returncode == 0 else 1
+    merged = merge_entries(*texts)
+    _write(ours, merged.text)
+    if merged.conflicts:
+        sys.stderr.write(f"memory-custodian: {path}: {merged.conflicts} entr{'y' if merged.conflicts == 1 else 'ies'} "
+                         "changed on both branches, marked in the file — keep the right version, delete the marker "
+                         "lines, then run `memory-custodian check`\n")
+    return 1 if merged.conflicts else 0
+
+
+def _merge_mirror(ours: str, path: str) -> int:
+    theirs = sorted(k[len("GITHEAD_"):] for k in os.environ if k.startswith("GITHEAD_"))
+    if len(theirs) != 1:
+        sys.stderr.write(f"memory-custodian: {path}: kept this branch's version (no merged commit named here) — run "
+                         "`memory-custodian export` after the merge; `export --check` says whether it is needed\n")
+        return 0
+    memory_rel = os.path.dirname(path) or "."
+    shards: dict[str, list[bytes]] = {}
+    for commit in ("HEAD", theirs[0]):
+        for name, data in _shards_at(commit, memory_rel):
+            lines = shards.setdefault(name, [])
+            seen = set(lines)
+            lines.extend(line for line in data.splitlines(keepends=True) if line not in seen)
+    _write(ours, render_mirror(shards, memory_rel))
+    from ..ledger.text.mirror import record_export
+
+    record_export(os.path.abspath(memory_rel), ours)  # what git puts in place is an export, not a hand edit
+    return 0
+
+
+def _shards_at(commit: str, memory_rel: str):
+    listing = git(".", "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{memory_rel}/ledger/", text=False)
+    for raw in listing.stdout.split(b"\0"):
+        name = raw.decode("utf-8", "surrogateescape")
+        if name.endswith(".jsonl"):
+            yield os.path.basename(name), git(".", "cat-file", "blob", f"{commit}:{name}", text=False).stdout
+
+
+def render_mirror(shards: dict[str, list[bytes]], memory_rel: str) -> str:
+    """The export mirror of a ledger given as shard lines, as `export` renders it."""
+    import tempfile
+
+    from ..ledger.text.export import note_row, render_rows
+    from ..ledger.storage.store import Ledger
+
+    with tempfile.TemporaryDirectory(prefix="mc-merge-") as scratch:
+        os.mkdir(os.path.join(scratch, "ledger"))
+        for name, lines in shards.items():
+            with open(os.path.join(scratch, "ledger", name), "wb") as fh:
+                fh.write(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines))
+        notes = Ledger(scratch).load(lenient=True).notes.values()
+        return render_rows([note_row(n) for n in notes if n.state != "forgotten"], source=f"{memory_rel}/ledger/")
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write(path: str, text: str) -> None:
+    from ..base.fsutil import atomic_write
+
+    atomic_write(path, text)
