@@ -130,6 +130,117 @@ def _importers_of(prefix: str) -> set[str]:
     return {m for m in MODULES for name, _, _ in _imports(m) if name == prefix or name.startswith(prefix + ".")}
 
 
+# Layers, top to bottom (DESIGN.md "Layers"): a module imports only modules of its own layer or below.
+# Each entry is a package (with everything under it) or a module; every module of the package is in one.
+LAYERS = (
+    ("entry", (f"{PKG}.__main__",)),
+    ("command line", (f"{PKG}.cli",)),
+    ("adapters", (f"{PKG}.agents", f"{PKG}.web")),
+    ("facade", (f"{PKG}.memory",)),
+    ("session and setup", (f"{PKG}.session", f"{PKG}.setup")),
+    ("pack and check", (f"{PKG}.curated.pack", f"{PKG}.curated.checking")),  # both read the tiers as a whole
+    ("tiers", (f"{PKG}.curated", f"{PKG}.ledger")),
+    ("base", (f"{PKG}.base", PKG)),
+)
+
+# The rooms of each package: what changes together sits together; a module outside them is loose.
+ROOMS = {
+    PKG: {"__init__", "__main__", "memory", "base", "cli", "web", "agents", "session", "setup", "curated", "ledger"},
+    f"{PKG}.curated": {"parse", "manifest", "pack", "write", "checking"},
+    f"{PKG}.ledger": {"storage", "index", "recall", "text", "api", "pack_sections", "frames", "results"},
+    f"{PKG}.agents": {"hosts", "hooks", "writeback", "mcp_server", "recall_view", "touched", "cold_index", "install",
+                      "init_agents", "managed_block", "host_doctor"},
+}
+
+# Within a layer, the one direction an arrow may run between siblings (the other is refused).
+SIBLING_ORDER = {
+    "command line": (),
+    "adapters": (),  # the hooks, the MCP server and the viewer never import each other's packages
+    "session and setup": (),
+    "pack and check": ((f"{PKG}.curated.checking", f"{PKG}.curated.pack"),),  # check reads what the pack reads
+    "tiers": ((f"{PKG}.curated", f"{PKG}.ledger"),),  # the ledger knows nothing of the curated files
+}
+
+
+def _owner(module: str) -> tuple[int, str]:
+    """The layer of `module` and the declared entry holding it (the longest that matches)."""
+    best = None
+    for rank, (_, entries) in enumerate(LAYERS):
+        for entry in entries:
+            if module == entry or module.startswith(entry + "."):
+                if best is None or len(entry) > len(best[1]):
+                    best = (rank, entry)
+    if best is None:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+    return best
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    bad = []
+    for module, deps in graph.items():
+        rank, entry = _owner(module)
+        for dep in sorted(deps):
+            dep_rank, dep_entry = _owner(dep)
+            if dep_rank < rank:
+                bad.append((module, dep))
+            elif dep_rank == rank and dep_entry != entry and entry != PKG and dep_entry != PKG:
+                layer = LAYERS[rank][0]
+                if (entry, dep_entry) not in SIBLING_ORDER.get(layer, ()):
+                    bad.append((module, dep))
+    return bad
+
+
+def _full_graph() -> dict[str, set[str]]:
+    return {m: {name for name, _, _ in _imports(m) if name in MODULES and name != m} for m in MODULES}
+
+
+def test_every_import_runs_down_the_layers():
+    graph = _full_graph()
+    graph[PKG] = graph[PKG] - {f"{PKG}.memory"}  # the lazy re-export (CYCLE_EXCEPTIONS)
+    assert _layer_violations(graph) == []
+
+
+def test_the_layer_check_finds_an_arrow_that_runs_up():
+    memory, hooks, store = f"{PKG}.memory", f"{PKG}.agents.hooks", f"{PKG}.ledger.storage.store"
+    curated = f"{PKG}.curated.write.add"
+    assert _layer_violations({memory: {hooks}, hooks: {memory}, store: {curated}, curated: {store}}) == [
+        (memory, hooks), (store, curated)]
+    web, mcp = f"{PKG}.web.pages", f"{PKG}.agents.mcp_server"
+    assert _layer_violations({web: {mcp}}) == [(web, mcp)]
+
+
+def test_memory_imports_no_adapter():
+    adapters = (f"{PKG}.agents", f"{PKG}.cli", f"{PKG}.web")
+    bad = [(n, line) for n, _, line in _imports(f"{PKG}.memory") if n.startswith(adapters)]
+    assert bad == []
+
+
+def _loose(modules) -> list[str]:
+    out = []
+    for module in modules:
+        for package, rooms in ROOMS.items():
+            if module.startswith(package + ".") and module.count(".") >= package.count(".") + 1:
+                room = module[len(package) + 1:].split(".")[0]
+                if room not in rooms:
+                    out.append(module)
+    return sorted(set(out))
+
+
+def test_every_module_is_in_a_declared_room():
+    assert _loose(MODULES) == []
+
+
+def test_the_room_check_finds_a_loose_module():
+    assert _loose([f"{PKG}.ledger.recall.ranking", f"{PKG}.ledger.ranking", f"{PKG}.helpers"]) == [
+        f"{PKG}.helpers", f"{PKG}.ledger.ranking"]
+
+
+def test_one_doctor_module_per_thing_it_checks():
+    doctors = sorted(m for m in MODULES if "doctor" in m.rsplit(".", 1)[-1])
+    assert doctors == [f"{PKG}.agents.host_doctor", f"{PKG}.ledger.storage.shard_doctor",
+                       f"{PKG}.setup.setup_doctor"]
+
+
 def test_the_tiers_import_no_adapter():
     for tier in ("curated", "ledger"):
         for module in MODULES:
