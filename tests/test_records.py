@@ -8,7 +8,7 @@ import pytest
 from memory_custodian.ledger.storage.fold import Problem
 from memory_custodian.ledger.storage.model import Note
 from memory_custodian.ledger.recall.recall_result import RecallResult
-from memory_custodian.base.records import Factory, Record
+from memory_custodian.base.records import Factory, Record, field
 
 
 class Pair(Record):
@@ -91,3 +91,25 @@ def test_the_prompt_hook_does_not_import_pathlib(tmp_path):
                           check=True)
     assert "retry budget" in proc.stdout  # the hook did its work
     assert "PATHLIB False" in proc.stderr, proc.stderr
+
+
+class Annotated_(Record):
+    a: int
+    b: int = 2
+    items: list = field(default_factory=list)
+
+
+class Extended(Annotated_):
+    c: str = "x"
+
+
+def test_annotated_fields_are_the_declaration():
+    assert Annotated_.FIELDS == ("a", "b", "items") and Extended.FIELDS == ("a", "b", "items", "c")
+    one, two = Annotated_(1), Annotated_(1)
+    one.items.append("x")
+    assert two.items == [] and one != two and Annotated_(1, 3).b == 3
+    assert Extended(1, c="y").as_dict() == {"a": 1, "b": 2, "items": [], "c": "y"}
+    assert "b" not in Annotated_.__dict__  # no class attribute left to hide a missing instance value
+    with pytest.raises(TypeError):
+        Annotated_()
+    assert Extended(1).replace(c="z") == Extended(1, c="z")
