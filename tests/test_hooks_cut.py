@@ -177,5 +177,5 @@ def test_a_file_of_hundreds_of_entries_is_cut_to_what_fits_and_its_names_are_cap
     said = named(context, "decisions.md")
     assert said.startswith(f"{600 - kept} of 600 entries: 2026-11-30 - Decision number {kept} about the store; ")
     assert said.count("; 2026-11-30 - Decision number") == 19  # twenty names, then a count
-    assert said.endswith(f"; and {600 - kept - 20} more (`memory-custodian read --task implementation --explain` "
-                         "names every one)")
+    assert said.endswith(f"; and {600 - kept - 20} more (`memory_context` (MCP) or "
+                         "`memory-custodian read --task implementation --explain` names every one)")

@@ -75,8 +75,9 @@ def test_agent_cannot_reach_human(mem):
     assert mem.promote(note.id, to="human").provenance == "human"
     with pytest.raises(Refused, match="already human"):
         mem.promote(note.id, to="agent")
+    # no user message is on record: an agent's quote is refused, never trusted (tests/test_trust_doors.py)
     quoted = mem.remember("always run the linter", actor="agent", quote="always run the linter")
-    assert quoted.provenance == "user-stated"
+    assert (quoted.provenance, quoted.quote) == ("agent", None) and "quote refused" in quoted.quote_refused
 
 
 def test_secrets_refused(mem):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import run_cli
+from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.pack_sections import ledger_sections
 
 
@@ -29,7 +30,11 @@ def test_directives_gotchas_and_recall(mem):
     recall = by_name["Ledger recall"]
     assert recall.note_ids == [f.id]  # notes already shown above are not repeated
     assert recall.text.splitlines()[0].startswith(f"[#{f.id}] finding/medium · ")
-    assert recall.text.splitlines()[-1] == "`memory-custodian expand ID` for full notes"  # nothing left out: no "0 more"
+    assert recall.text.splitlines()[-1] == "`Memory.expand(ids=ID)` for full notes"  # nothing left out: no "0 more"
+    # each caller words the hint: the command line by its command
+    cli = ledger_sections(mem, task="implementation", paths=("src/daemon/server.py",), query="daemon stall",
+                          terms=CLI_TERMS)
+    assert cli[-1].text.splitlines()[-1] == "`memory-custodian expand ID` for full notes"
     assert all(s.omitted == [] for s in secs)
 
 

@@ -13,6 +13,7 @@ import shutil
 
 from conftest import run_cli
 from memory_custodian import Memory
+from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.pack_sections import ledger_sections
 from memory_custodian.ledger.storage.fold import apply, fold
 from memory_custodian.ledger.storage.ids import CROCKFORD, iso_to_ms, ms_to_iso, now_iso
@@ -74,11 +75,18 @@ def test_directives_no_longer_in_force_are_counted(mem):
     mem.supersede(old.id, "Deploy on Thursdays only", reason="moved")
     gone = mem.remember("Freeze merges this week", kind="directive")
     mem.expire(gone.id, reason="the week is over")
-    sec = _sections(mem)["Ledger directives"]
+    sec = _sections(mem, terms=CLI_TERMS)["Ledger directives"]
     assert live.id in sec.note_ids and not {revoked.id, old.id, gone.id} & set(sec.note_ids)
     assert sec.text.rstrip().splitlines()[-1] == (
         "Not loaded (no longer in force): 1 revoked, 1 superseded, 1 expired — "
         "`memory-custodian recall --kind directive --all` lists them")
+    # the library's own words, and the MCP server's, for the same hint
+    assert _sections(mem)["Ledger directives"].text.rstrip().endswith(
+        "`Memory.recall(kinds=directive, include_all=True)` lists them")
+    from memory_custodian.agents.mcp_server import TOOL_TERMS
+
+    assert _sections(mem, terms=TOOL_TERMS)["Ledger directives"].text.rstrip().endswith(
+        '`memory_recall` with kinds=["directive"], include_all=true lists them')
     assert sec.omitted == []  # not rules any more: counted, not listed as omissions
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from memory_custodian import Memory
 from memory_custodian.base.errors import InvalidInput
+from memory_custodian.cli.terms import CLI_TERMS
 
 
 def ids(result):
@@ -29,7 +30,10 @@ def test_filters_apply_before_the_cutoff(mem):
     assert res.below_cutoff == 1 and res.below_ids[0] in {g.id for g in gotchas}
     res = mem.recall("cache lock", limit=5)
     assert res.below_cutoff == 11 and res.matched == 16
-    assert res.footer() == "11 more matched below the cutoff; 0 excluded — raise --limit to see more"
+    # the result names its hint; each caller's terms word it (the library's own words by default)
+    assert res.hint == "more_lines" and res.to_dict()["hint"] == "more_lines"
+    assert res.footer() == "11 more matched below the cutoff; 0 excluded — raise limit to see more"
+    assert res.footer(CLI_TERMS) == "11 more matched below the cutoff; 0 excluded — raise --limit to see more"
     del findings
 
 
@@ -43,7 +47,10 @@ def test_excluded_are_counted_with_reasons_and_ids(mem):
     res = mem.recall("retry budget")
     assert ids(res) == [new.id]
     assert res.excluded == {"revoked": 1, "superseded": 1, "stale": 1}
-    assert res.footer() == "0 more matched below the cutoff; 3 excluded (1 revoked, 1 superseded, 1 stale) — --all to include"
+    assert res.hint == "more_states"
+    assert res.footer() == ("0 more matched below the cutoff; 3 excluded (1 revoked, 1 superseded, 1 stale) — "
+                            "include_all=True to include")
+    assert res.footer(CLI_TERMS).endswith(" — --all to include")
     d = res.to_dict()
     assert d["excluded"]["ids"] == {"revoked": [a.id], "stale": [c.id], "superseded": [b.id]}
     assert d["excluded"]["count"] == 3 and d["below_cutoff"]["count"] == 0
@@ -189,7 +196,7 @@ def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monke
     assert set(ids(res)) <= {n.id for n in both} and res.matched == 6
     assert res.partial == 11 - 6 and not res.partial_exact  # the broad count stopped at CANDIDATE_LIMIT + 1
     assert res.footer().endswith("; at least 5 more match loosely (not every word, or not in a title or tag), "
-                                 "unranked — raise --limit to see more")
+                                 "unranked — raise limit to see more")
     assert res.to_dict()["partial_exact"] is False
     monkeypatch.setattr(ranking, "BROAD_COUNT_CAP", 1000)
     exact = mem.recall("cache lock", limit=5)

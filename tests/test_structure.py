@@ -147,7 +147,8 @@ LAYERS = (
 ROOMS = {
     PKG: {"__init__", "__main__", "memory", "base", "cli", "web", "agents", "session", "setup", "curated", "ledger"},
     f"{PKG}.curated": {"parse", "manifest", "pack", "write", "checking"},
-    f"{PKG}.ledger": {"storage", "index", "recall", "text", "api", "pack_sections", "frames", "results"},
+    # params: the inputs of a note and a recall, declared once below the adapters that build on them (CLI, MCP)
+    f"{PKG}.ledger": {"storage", "index", "recall", "text", "api", "pack_sections", "frames", "results", "params"},
     f"{PKG}.agents": {"hosts", "hooks", "writeback", "mcp_server", "recall_view", "touched", "cold_index", "install",
                       "init_agents", "managed_block", "host_doctor"},
 }

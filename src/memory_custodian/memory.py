@@ -67,17 +67,19 @@ class Memory:
         return result
 
     def read(self, task: str, *, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
-             names_only: bool = False, strict: bool = False, ledger: bool = True, fail_open: bool = False):
+             names_only: bool = False, strict: bool = False, ledger: bool = True, fail_open: bool = False,
+             terms=None):
         """Build the context pack for `task`; returns a `ReadResult` (see `curated.context_pack`).
 
         A missing required file makes `exit_code` 1 (the pack is still built); with `strict=True`
         it raises InvalidInput instead. With `fail_open=True` (the hooks) a part that cannot load is
-        left out and named in `problems` instead of raising.
+        left out and named in `problems` instead of raising. `terms` (a `base.errors.Terms`) word what
+        the pack points to (a recall that lists what was left out, an expand): the caller's own words.
         """
         from .curated.pack.reading import read_pack
 
         return read_pack(self, task=task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
-                         names_only=names_only, strict=strict, ledger=ledger, fail_open=fail_open)
+                         names_only=names_only, strict=strict, ledger=ledger, fail_open=fail_open, terms=terms)
 
     def check(self):
         """Validate the curated folder; returns a `CheckResult` (`ok` is False if any problem)."""
@@ -156,14 +158,40 @@ class Memory:
 
     def remember(self, text, *, kind="finding", priority="medium", title=None, tags=(), paths=(), quote=None,
                  scope="workspace", expires=None, supersedes=None, actor="human", provenance=None, reason=None):
-        """Record a note; with `supersedes`, the create and the `supersede` of the old note are one txn."""
-        return self._mirrored(self._ledger_notes().remember(
-            text, kind=kind, priority=priority, title=title, tags=tags, paths=paths, quote=quote, scope=scope,
-            expires=expires, supersedes=supersedes, actor=actor, provenance=provenance, reason=reason))
+        """Record a note; with `supersedes`, the create and the `supersede` of the old note are one txn.
 
-    def supersede(self, note_id, text, *, reason, actor="human", **fields):
-        """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
-        return self._mirrored(self._ledger_notes().supersede(note_id, text, reason=reason, actor=actor, **fields))
+        The inputs and their defaults are declared in `ledger.params.NOTE_INPUTS`. Only a person's
+        word is taken as given: for any other `actor` the quote is checked against the user's recent
+        messages (`session.capture`), and a quote the user never wrote is dropped and the note kept at
+        the writer's own provenance; the returned note's `quote_refused` then says why."""
+        quote, provenance, refused = self._bound(actor, text, quote, provenance)
+        note = self._ledger_notes().remember(
+            text, kind=kind, priority=priority, title=title, tags=tags, paths=paths, quote=quote, scope=scope,
+            expires=expires, supersedes=supersedes, actor=actor, provenance=provenance, reason=reason)
+        note.quote_refused = refused
+        return self._mirrored(note)
+
+    def supersede(self, note_id, text, *, reason, kind=None, priority=None, title=None, tags=(), paths=(),
+                  quote=None, scope=None, expires=None, actor="human", provenance=None):
+        """Replace a note by a new one; what is not given of `ledger.params.KEPT_ON_SUPERSEDE` (kind,
+        priority, tags, paths, scope) is the replaced note's. The quote is checked as `remember` checks it."""
+        quote, provenance, refused = self._bound(actor, text, quote, provenance)
+        note = self._ledger_notes().supersede(
+            note_id, text, reason=reason, actor=actor, kind=kind, priority=priority, title=title, tags=tags,
+            paths=paths, quote=quote, scope=scope, expires=expires, provenance=provenance)
+        note.quote_refused = refused
+        return self._mirrored(note)
+
+    def _bound(self, actor, text, quote, provenance) -> tuple:
+        """(quote, provenance, why a quote was refused) as the write records them (see `remember`)."""
+        if actor == "human":
+            return quote, provenance, None
+        from .session.capture import bind_writer
+
+        binding = bind_writer(self.memory_dir_str, actor, text, quote, provenance)
+        if binding is None:  # input the write refuses, naming it
+            return quote, provenance, None
+        return binding.quote, binding.provenance, binding.refused_reason
 
     def revoke(self, note_id, *, reason, actor="human"):
         """Withdraw a note that was wrong (it stays in history as revoked)."""
@@ -190,13 +218,23 @@ class Memory:
         Returns a `NoteForgotten`."""
         return self._mirrored(self._ledger_notes().forget_note(note_id), "forget")
 
-    def edit_checkin(self, path, reason=None):
+    def edit_checkin(self, path, reason=None, actor="human"):
         """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict.
-        Returns a `CheckedIn`."""
+        The events are `actor`'s: a block an agent adds or rewrites is an agent's note, and a person's
+        note it only relabels keeps the words but not the human provenance. Returns a `CheckedIn`."""
         from .ledger.text import text_api
 
-        result = text_api.edit_checkin(self._ledger_notes(), path, reason)
+        result = text_api.edit_checkin(self._ledger_notes(), path, reason, actor)
         return self._mirrored(result, "checkin") if result.events else result
+
+    # ---- curated: the one write an agent may make -----------------------------------------------
+
+    def propose(self, text: str) -> dict:
+        """Add `text` as today's newest `inbox.md` item, for a person to accept or drop (credentials
+        refused); nothing else of the curated tier changes. Returns {"date", "file", "item"}."""
+        from .session.inbox import propose
+
+        return propose(self, text)
 
     # ---- ledger: reading ----------------------------------------------------------------------
 
@@ -212,20 +250,40 @@ class Memory:
         """The note's applied events in replay order (who, when, why): a `History`."""
         return self._ledger_notes().history(note_id)
 
-    def ledger_events_since(self, event_id: str | None = None) -> list[dict]:
-        """Applied events after `event_id` (all when None), in replay order."""
-        return self._ledger_notes().events_since(event_id)
-
-    def expand(self, ids):
-        """Full notes by id, framed by provenance and state, with the supersession chain: an `Expansion`."""
-        return self._ledger_notes().expand(ids)
+    def expand(self, ids, *, caller: str | None = None):
+        """Full notes by id, framed by provenance and state, with the supersession chain: an `Expansion`.
+        `caller` (one of `session.usage_log.DOORS`) logs the read for `stats`; see `recall`."""
+        self._check_caller(caller)
+        expansion = self._ledger_notes().expand(ids)
+        return self._log_use(expansion, "expand", [item["id"] for item in expansion.notes], caller)
 
     def recall(self, query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
-               counts=True, ids=True):
+               counts=True, ids=True, caller: str | None = None):
         """Ranked notes with an account of what was not shown (`counts=False`: hits only;
-        `counts="matched"`: hits and how many matched, without the exclusions — for hooks)."""
-        return self._ledger_notes().recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-                                           include_all=include_all, now=now, counts=counts, ids=ids)
+        `counts="matched"`: hits and how many matched, without the exclusions — for hooks). The filters
+        and their defaults are declared in `ledger.params.RECALL_INPUTS`.
+
+        With `caller` ("cli", "mcp", "viewer": who asked, for `stats`) the read is logged in the usage log;
+        a log that cannot be written is the result's `usage_warning`, never a failure of the read.
+        Without it nothing is logged (a hook logs what it injected itself)."""
+        self._check_caller(caller)
+        result = self._ledger_notes().recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
+                                             include_all=include_all, now=now, counts=counts, ids=ids)
+        return self._log_use(result, "recall", [hit.note.id for hit in result.hits], caller)
+
+    @staticmethod
+    def _check_caller(caller: str | None) -> None:
+        if caller is not None:
+            from .session.usage_log import check_door
+
+            check_door(caller)
+
+    def _log_use(self, result, kind: str, ids: list, caller: str | None):
+        if caller is not None:
+            from .session.usage_log import note_use
+
+            result.usage_warning = note_use(self.memory_dir_str, kind, caller, ids)
+        return result
 
     def browse(self, *, kinds=(), states=(), provenances=(), tags=(), paths=(), offset=0, limit=50, now=None):
         """Every note matching the filters, newest first, one page at a time: a `NotePage` (with the total)."""

@@ -14,8 +14,38 @@ from __future__ import annotations
 import os
 
 from . import hosts, writeback
+from ..base.errors import LIBRARY_TERMS, Terms
 from ..base.fence import DATA_NOTICE, fence
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
+
+class HookTerms(Terms):
+    """What a hook's context points to, for an agent that may have either door: the MCP tool where the
+    server has one, then the command line in `cli` (the terms of the CLI running the hook)."""
+
+    def __init__(self, cli: Terms | None = None):
+        self.cli = cli or LIBRARY_TERMS
+
+    def name(self, field: str) -> str:
+        return self.cli.name(field)
+
+    def with_value(self, field: str) -> str:
+        return self.cli.with_value(field)
+
+    def setting(self, field: str, value: str | None) -> str:
+        return self.cli.setting(field, value)
+
+    def verb(self, name: str) -> str:
+        return self._both(name, self.cli.verb(name))
+
+    def call(self, name: str, settings: list[tuple[str, str | None]]) -> str:
+        return self._both(name, self.cli.call(name, settings))
+
+    @staticmethod
+    def _both(name: str, cli: str) -> str:
+        from .recall_view import TOOL_VERBS
+
+        return f"`{TOOL_VERBS[name]}` (MCP) or {cli}" if name in TOOL_VERBS else cli
+
 
 TURN_BUDGET_TOKENS = 1_200  # shared by the prompt hook and the file hooks of one turn
 PROMPT_LINES = 5
@@ -33,9 +63,10 @@ REMEMBER_POINTER = ("Record what the next session must know (a trap tied to file
 
 
 def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=None, task=None,
-             now: float | None = None) -> str:
+             now: float | None = None, terms=None) -> str:
     """Handle one hook call from `host` (a name in `hosts.HOSTS`); returns what to print on stdout
-    (possibly nothing)."""
+    (possibly nothing). `terms`: how the command line that runs the hook words a verb (`errors.Terms`;
+    the library's own words when None); what memory points to is said as its MCP tool and that."""
     import json
 
     from ..base.errors import InvalidInput
@@ -57,16 +88,18 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
     if memory is None:
         return spec.render_output(hook.event, "")  # no memory folder here: nothing to add
     problems: list[str] = []
+    said = HookTerms(terms)
     with _session(memory, hook.session_id, problems) as state:
         before = dict(state.data.get("injected") or {})
         if hook.action == "start":
-            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems, spec.measure)
+            context = _on_start(memory, state, task or DEFAULT_TASK, spec.start_max_chars, problems, spec.measure,
+                                said)
         elif hook.action == "prompt":
             context = _on_prompt(memory, state, hook.prompt or "", task or DEFAULT_TASK, now, spec.start_max_chars,
-                                 problems, spec.measure)
+                                 problems, spec.measure, said)
         elif hook.action == "file":
             context = _guarded(problems, "gotchas", _on_file, memory, state,
-                               _touched(spec, hook, memory.root_str), spec.max_context_chars) or ""
+                               _touched(spec, hook, memory.root_str), spec.max_context_chars, said) or ""
         elif hook.action == "compact":
             # After compaction the host's context no longer holds what we sent: send it again.
             state.forget_injected()
@@ -162,7 +195,7 @@ def _open_memory(project_root, memory_dir, cwd):
 
 # ---- session start: the context pack ---------------------------------------------------------
 
-def _on_start(memory, state, task: str, limit: int, problems: list, measure: str = "chars") -> str:
+def _on_start(memory, state, task: str, limit: int, problems: list, measure: str = "chars", terms=None) -> str:
     from ..session.sessions import prune_sessions_now_and_then
 
     if state.path is not None:
@@ -170,10 +203,11 @@ def _on_start(memory, state, task: str, limit: int, problems: list, measure: str
     state.forget_injected()
     state.new_turn()
     state.data["repack"] = False
-    return _pack_block(memory, state, task, problems, limit, measure)
+    return _pack_block(memory, state, task, problems, limit, measure, terms)
 
 
-def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars") -> str:
+def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars",
+                terms=None) -> str:
     import time
 
     from ..curated.pack.cutting import lines_part
@@ -185,7 +219,7 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
     waiting = cold(memory)
     if waiting:  # a fresh clone: never make the session wait for the index (`cold_index.py`)
         _guarded(problems, "background indexing", start_building, memory)
-    result = memory.read(task, fail_open=True, ledger="cold" if waiting else True)
+    result = memory.read(task, fail_open=True, ledger="cold" if waiting else True, terms=terms)
     problems.extend(result.problems)
     state.data["problems"] = list(result.problems)  # the next prompt repeats them: they hold all session
     if not result.modules and not result.sections:
@@ -198,7 +232,7 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
         limit -= host_length(problem_line(problems, memory.root_str), measure) + 2
     room = limit
     while True:  # the cut counts code points; a host counting otherwise gets it cut again, shorter
-        pack = result.cut_to(room, frame=lambda body: _framed(task, body, result.tokens),
+        pack = result.cut_to(room, frame=lambda body: _framed(task, body, result.tokens), terms=terms,
                              extra=[lines_part(TASKS_TITLE, tasks)] if tasks else ())
         over = host_length(pack.text, measure) - limit
         if over <= 0 or room <= 0:
@@ -249,7 +283,8 @@ def _open_tasks(memory) -> list[tuple[str, str | None]]:
 
 # ---- prompt: the top index lines above the relevance floor -------------------------------------
 
-def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems: list, measure: str = "chars") -> str:
+def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems: list, measure: str = "chars",
+               terms=None) -> str:
     state.keep_message(prompt, now)
     state.new_turn()
     told = state.data.pop("problems", None)
@@ -259,7 +294,7 @@ def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems:
     if state.data.get("repack"):
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
-        blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS, measure))
+        blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS, measure, terms))
     from .cold_index import WAITING, cold
 
     if prompt.strip() and cold(memory):
@@ -316,7 +351,7 @@ def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], in
 
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
-def _on_file(memory, state, paths: list[str], limit: int) -> str:
+def _on_file(memory, state, paths: list[str], limit: int, terms=None) -> str:
     from .cold_index import WAITING, cold
 
     if not paths:
@@ -341,7 +376,7 @@ def _on_file(memory, state, paths: list[str], limit: int) -> str:
         return ""
     head = (f"memory-custodian · gotchas recorded for {', '.join(paths[:3])}"
             f"{' and more' if len(paths) > 3 else ''} · {DATA_NOTICE}")
-    body = _cap("\n\n".join(blocks), limit - 600)
+    body = _cap("\n\n".join(blocks), limit - 600, terms)
     footer = (f"{over} more left out by this turn's memory budget — `memory_recall` with --path to see them."
               if over else "")
     return "\n".join(x for x in (head, fence(body), footer) if x)
@@ -358,7 +393,7 @@ def _ledger_signature(memory) -> str:
     return ";".join(f"{name}:{size}:{mtime}" for name, size, mtime in shards)
 
 
-def _cap(text: str, limit: int) -> str:
+def _cap(text: str, limit: int, terms=None) -> str:
     from ..curated.pack.cutting import cap_text
 
-    return cap_text(text, limit)
+    return cap_text(text, limit, *(() if terms is None else (terms,)))

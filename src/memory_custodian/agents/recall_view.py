@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from ..ledger.frames import index_line, provenance_frame, quote_line, safe_body
 
+# The `Memory` verbs the MCP server has a tool for (`mcp_server.TOOLS`; a test holds the two equal), so
+# the hooks, which must not import mcp, can name a tool too.
+TOOL_VERBS = {"read": "memory_context", **{verb: f"memory_{verb}" for verb in (
+    "recall", "expand", "history", "remember", "supersede", "revoke", "flag_stale", "reinstate", "propose")}}
+
 # A prompt hook line must earn its place: its score is at least this share of the best one's,
 # and it shares enough of the prompt's words.
 RELATIVE_FLOOR = 0.35
@@ -91,14 +96,15 @@ def note_text(note) -> str:
     return "\n".join(lines)
 
 
-def render_recall(result) -> tuple[str, dict]:
-    """Index lines framed by who recorded each note, then what was not shown (never silent)."""
+def render_recall(result, terms) -> tuple[str, dict]:
+    """Index lines framed by who recorded each note, then what was not shown (never silent), its hint
+    worded in the caller's `terms`."""
     hits = list(result.hits)
     lines = [index_line(h.note, getattr(h, "state", None), framed=True) for h in hits]
     if not hits:
         lines.append("(no notes matched)" if result.query else "(no notes)")
-    lines.append(result.footer())
-    return "\n".join(lines), result.to_dict()
+    lines.append(result.footer(terms))
+    return "\n".join(lines), result.to_dict(terms)
 
 
 def render_expand(expansion) -> tuple[str, dict]:
@@ -121,13 +127,14 @@ def render_history(events: list[dict]) -> str:
     return "\n".join(lines) or "no events"
 
 
-def render_written(note, binding, verb: str) -> tuple[str, dict]:
+def render_written(note, verb: str) -> tuple[str, dict]:
+    """A note an agent wrote: its frame, the user's words it is bound to, or why a quote was refused."""
     frame = provenance_frame(note.provenance)
     text = f"{verb} #{note.id} ({note.kind}/{note.priority}, {note.provenance}: {frame})"
-    if binding.quote and note.provenance == "user-stated":
-        text += f"\nbound to the user's words: \u201c{binding.quote}\u201d"
-    if binding.refused_reason:
-        text += f"\n{binding.refused_reason}; the note was stored at agent provenance"
+    if note.quote and note.provenance == "user-stated":
+        text += f"\nbound to the user's words: \u201c{note.quote}\u201d"
+    if note.quote_refused:
+        text += f"\n{note.quote_refused}; the note was stored at {note.provenance} provenance"
     data = {"id": note.id, "provenance": note.provenance, "quote": note.quote,
-            "quote_refused": binding.refused_reason}
+            "quote_refused": note.quote_refused}
     return text, data

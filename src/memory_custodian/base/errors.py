@@ -9,7 +9,12 @@ from __future__ import annotations
 
 class Terms:
     """How a message names a Memory argument and the verbs a note allows; each adapter says it its
-    own way (the CLI by its flags, MCP by its tool arguments and tools), the library by its own names."""
+    own way (the CLI by its flags, MCP by its tool arguments and tools), the library by its own names.
+
+    The same terms word what an error asks and what a result hints at: a message or a result's line
+    writes `{verb:NAME}` for a verb to try (`{verb:NAME FIELD=VALUE FIELD}` with what it is given), `{field:NAME}`
+    for an argument and `{set:FIELD=VALUE}` or `{set:FIELD}` (a switch) for a setting, and the caller's
+    terms say each (`phrase`). A library result never names a command-line flag or command."""
 
     def name(self, field: str) -> str:
         return field
@@ -23,6 +28,37 @@ class Terms:
     def verb(self, name: str) -> str:
         """A verb to suggest (`{verb:recall}` in a message): the Memory method."""
         return f"`Memory.{name}`"
+
+    def setting(self, field: str, value: str | None) -> str:
+        """An argument set to `value` (None: a switch turned on), as the Memory keyword."""
+        return f"{field}=True" if value is None else f"{field}={value}"
+
+    def call(self, name: str, settings: list[tuple[str, str | None]]) -> str:
+        """A verb given some arguments (`{verb:recall kinds=directive include_all}`): the Memory call."""
+        return f"`Memory.{name}({', '.join(self.setting(field, value) for field, value in settings)})`"
+
+    def phrase(self, text: str) -> str:
+        """`text` with each `{verb:...}`, `{field:...}` and `{set:...}` said in these terms."""
+        for opening, say in (("{verb:", self._call), ("{field:", self.name), ("{set:", self._setting)):
+            start = text.find(opening)
+            while start >= 0 and text.find("}", start) > 0:
+                end = text.find("}", start)
+                said = say(text[start + len(opening):end])
+                text = text[:start] + said + text[end + 1:]
+                start = text.find(opening, start + len(said))
+        return text
+
+    def _call(self, spec: str) -> str:
+        name, *given = spec.split() or [""]
+        return self.call(name, [_setting_of(word) for word in given]) if given else self.verb(name)
+
+    def _setting(self, spec: str) -> str:
+        return self.setting(*_setting_of(spec))
+
+
+def _setting_of(word: str) -> tuple[str, str | None]:
+    field, eq, value = word.partition("=")
+    return field, (value if eq else None)
 
 
 LIBRARY_TERMS = Terms()
@@ -58,14 +94,7 @@ class CustodianError(Exception):
             text = text.replace("{field=}", terms.with_value(self.field)).replace("{field}", terms.name(self.field))
         if self.allowed is not None:
             text = text.replace("{allowed}", terms.ops(self.allowed))
-        for opening, say in (("{verb:", terms.verb), ("{field:", terms.name)):
-            start = text.find(opening)
-            while start >= 0 and text.find("}", start) > 0:
-                end = text.find("}", start)
-                said = say(text[start + len(opening):end])
-                text = text[:start] + said + text[end + 1:]
-                start = text.find(opening, start + len(said))
-        return text
+        return terms.phrase(text)
 
     def one_line(self, terms: Terms | None = None) -> str:
         where = ""

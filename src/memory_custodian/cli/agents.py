@@ -35,7 +35,9 @@ def hook(event, host, task, project_root, memory_dir) -> int:
     try:
         # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
         raw = sys.stdin.buffer.read().decode("utf-8", "replace")
-        out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task)
+        from .terms import CLI_TERMS
+
+        out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task, terms=CLI_TERMS)
     except Exception as exc:  # the agent's session matters more than its memory, and is told it has none
         from ..agents.hooks import problem_line
         from ..agents.hosts import load

@@ -55,8 +55,10 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
 
 def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, names_only, explain, strict, fmt):
     memory = open_memory(project_root, memory_dir)
+    from .terms import CLI_TERMS
+
     result = memory.read(task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
-                         names_only=names_only, strict=strict)
+                         names_only=names_only, strict=strict, terms=CLI_TERMS)
     from ..base.textsafe import json_text, printable
 
     if fmt == "json":

@@ -6,6 +6,7 @@ import sys
 
 from ..base.textsafe import printable
 from .output import echo, emit_json, open_memory, warn
+from .terms import CLI_TERMS
 
 
 def _text_arg(text: str) -> str:
@@ -14,30 +15,29 @@ def _text_arg(text: str) -> str:
     return read_stdin_text() if text == "-" else text
 
 
-def _emit_note(note, fmt: str, text: str) -> None:
+def _emit_note(note, fmt: str, text: str, *, written: bool = False) -> None:
+    """A note a command wrote or changed; `written` (remember, supersede): it says whether a quote was refused."""
     if note.mirror_warning:
         warn(note.mirror_warning)
+    if written and note.quote_refused:
+        warn(f"{note.quote_refused}; the note was stored at {note.provenance} provenance")
     if fmt == "json":
-        emit_json(note.to_dict())
+        emit_json({**note.to_dict(), "quote_refused": note.quote_refused} if written else note.to_dict())
     else:
         echo(text)
 
 
-def remember(text, kind, priority, title, tags, paths, quote, scope, expires, supersedes, actor, fmt, project_root,
-             memory_dir):
+def remember(text, supersedes, actor, fmt, project_root, memory_dir, **note):
+    """`note`: the note's declared inputs (`ledger.params.NOTE_INPUTS`), as the table's options give them."""
     memory = open_memory(project_root, memory_dir)
-    note = memory.remember(_text_arg(text), kind=kind or "finding", priority=priority or "medium", title=title,
-                           tags=tags, paths=paths, quote=quote, scope=scope or "workspace", expires=expires,
-                           supersedes=supersedes, actor=actor)
-    _emit_note(note, fmt, note.id)
+    made = memory.remember(_text_arg(text), supersedes=supersedes, actor=actor, **note)
+    _emit_note(made, fmt, made.id, written=True)
 
 
-def supersede(note_id, text, reason, kind, priority, title, tags, paths, quote, scope, expires, actor, fmt,
-              project_root, memory_dir):
+def supersede(note_id, text, reason, actor, fmt, project_root, memory_dir, **note):
     memory = open_memory(project_root, memory_dir)
-    note = memory.supersede(note_id, _text_arg(text), reason=reason, actor=actor, kind=kind, priority=priority,
-                            title=title, tags=tags, paths=paths, quote=quote, scope=scope, expires=expires)
-    _emit_note(note, fmt, note.id)
+    made = memory.supersede(note_id, _text_arg(text), reason=reason, actor=actor, **note)
+    _emit_note(made, fmt, made.id, written=True)
 
 
 def _verb(method: str):
@@ -71,15 +71,15 @@ def promote(note_id, to, actor, fmt, project_root, memory_dir):
     _emit_note(note, fmt, f"#{note.id} {note.provenance}")
 
 
-def recall(query, kinds, tags, paths, states, limit, include_all, fmt, project_root, memory_dir):
+def recall(query, fmt, project_root, memory_dir, **filters):
+    """`filters`: the recall's declared inputs (`ledger.params.RECALL_INPUTS`)."""
     memory = open_memory(project_root, memory_dir)
-    result = memory.recall(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-                           include_all=include_all, ids=fmt == "json")
-    _log_use(memory, "recall", [hit.note.id for hit in result.hits])
+    result = memory.recall(query, ids=fmt == "json", caller="cli", **filters)
+    _usage_warning(result)
     if fmt == "json":
-        emit_json(result.to_dict())
+        emit_json(result.to_dict(CLI_TERMS))
     else:
-        echo(as_data(result.render_text()), nl=False)  # note text from disk, fenced as data
+        echo(as_data(result.render_text(CLI_TERMS)), nl=False)  # note text from disk, fenced as data
 
 
 def as_data(text: str) -> str:
@@ -88,18 +88,16 @@ def as_data(text: str) -> str:
     return fenced(text)
 
 
-def _log_use(memory, kind: str, ids: list[str]) -> None:
-    from ..session.usage_log import note_use
-
-    warning = note_use(memory.memory_dir_str, kind, "cli", ids)
-    if warning:
-        sys.stderr.write(warning + "\n")
+def _usage_warning(result) -> None:
+    if result.usage_warning:
+        sys.stderr.write(result.usage_warning + "\n")
 
 
 def expand(ids, fmt, project_root, memory_dir):
     memory = open_memory(project_root, memory_dir)
-    items = memory.expand(list(ids)).notes
-    _log_use(memory, "expand", [item["id"] for item in items])
+    expansion = memory.expand(list(ids), caller="cli")
+    _usage_warning(expansion)
+    items = expansion.notes
     if fmt == "json":
         emit_json({"notes": items})
     else:

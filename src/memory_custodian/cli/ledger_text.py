@@ -46,7 +46,7 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
         raise Exit(f"{result['path']} is out of date — run `memory-custodian export`", 1)
 
 
-def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
+def edit(project_root, memory_dir, checkout, checkin, reason, actor, fmt):
     from ..base.errors import CustodianError, InvalidInput
 
     if checkout and checkin:
@@ -61,7 +61,7 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
                        f"check in with `memory-custodian edit --checkin {checkout}`")
         return
     if checkin:
-        _report(memory.edit_checkin(_abs(checkin), reason=reason), fmt)
+        _report(memory.edit_checkin(_abs(checkin), reason=reason, actor=actor), fmt)
         return
     import tempfile
 
@@ -69,7 +69,7 @@ def edit(project_root, memory_dir, checkout, checkin, reason, fmt):
     memory.edit_checkout(tmp)
     _edit_file(tmp)
     try:
-        result = memory.edit_checkin(tmp, reason=reason)
+        result = memory.edit_checkin(tmp, reason=reason, actor=actor)
     except CustodianError:
         sys.stderr.write(f"your edits are kept in {tmp}; fix them and run `memory-custodian edit --checkin {tmp}`\n")
         raise

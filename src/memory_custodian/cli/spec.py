@@ -5,8 +5,10 @@ Plain records and tuples, so that declaring the table (`cli/table.py`) costs no 
 
 from __future__ import annotations
 
-from ..ledger.storage.model import KINDS, PRIORITIES, SCOPES
 from ..base.records import Record
+from ..ledger.params import KEPT_DEFAULT, KEPT_ON_SUPERSEDE, NOTE, NOTE_INPUTS, RECALL, RECALL_INPUTS, Input, settable
+from ..ledger.storage.model import REQUIRED
+
 
 class Arg(Record):
     """A positional argument; `many` takes one or more values (a tuple)."""
@@ -61,29 +63,46 @@ ACTOR = opt("--actor", choices=("human", "agent"),
 APPLY = flag("--apply", "Write the plan (default: preview only).", dest="apply_")
 PLAN = opt("--plan", "plan_id", metavar="ID", help="With --apply: refuse unless the preview's plan still holds.")
 NOTE_ID = Arg("note_id", "ID")
-TEXT = Arg("text", help="The note's text (- reads it from stdin).")
 REASON = opt("--reason", required=True, help="Why (recorded in the event).")
 
 
-KEPT_ON_SUPERSEDE = ("kind", "priority", "tags", "paths", "scope")  # as `ledger.api` carries them over
+# ---- the inputs of a note and of a recall, as declared in `ledger/params.py` -----------------------
+
+# The command line's own words for a declared input: its flag (a many-valued input by its singular,
+# given once per value) and, where it helps, the form of its value.
+FLAGS = {"include_all": "--all"}
+METAVARS = {"paths": "GLOB", "expires": "DATE|DAYS"}
+
+
+def flag_of(name: str, many: bool = False) -> str:
+    """The option that sets the library argument `name`."""
+    return FLAGS.get(name) or "--" + (name[:-1] if many else name).replace("_", "-")
+
+
+def option(inp: Input) -> Opt:
+    """The option of a declared input; argparse's help adds a default that is a value."""
+    text = inp.help + (" (repeatable)" if inp.many else "") + "."
+    if inp.type == "bool":
+        return flag(flag_of(inp.name), text, dest=inp.name)
+    scalar = inp.default is not REQUIRED and not isinstance(inp.default, tuple)
+    if inp.default_words is not None:
+        text += f" (default: {inp.default_words})"
+    return opt(flag_of(inp.name, inp.many), inp.name, type="int" if inp.type == "int" else None,
+               default=inp.default if scalar else None, choices=inp.choices, repeat=inp.many, minimum=inp.minimum,
+               metavar=METAVARS.get(inp.name), help=text)
 
 
 def kept_fields(fields) -> tuple:
     """`NOTE_FIELDS` as `supersede` has them: what it carries over defaults to the replaced note's own."""
-    return tuple(f.replace(help=f.help.split(" (")[0].rstrip(".") + " (default: the replaced note's).")
+    return tuple(f.replace(default=None, help=f"{f.help} (default: {KEPT_DEFAULT})")
                  if f.dest in KEPT_ON_SUPERSEDE else f for f in fields)
 
 
-NOTE_FIELDS = (
-    opt("--kind", choices=KINDS, help="Kind (default finding)."),
-    opt("--priority", choices=PRIORITIES, help="Priority (default medium)."),
-    opt("--title", help="Title (default: the first line, at most 80 characters)."),
-    opt("--tag", "tags", repeat=True, help="A tag (repeatable)."),
-    opt("--path", "paths", repeat=True, metavar="GLOB", help="Anchor to a path or glob (repeatable)."),
-    opt("--quote", help="The user's verbatim words this note records."),
-    opt("--scope", choices=SCOPES, help="workspace (default) or only the current git branch."),
-    opt("--expires", metavar="DATE|DAYS", help="Expiry: a YYYY-MM-DD date or a number of days (tasks default to 30 days)."),
-)
+# what anyone may set: the actor is known only once the command runs (`--actor`, or the host it runs in)
+NOTE_FIELDS = tuple(option(i) for i in settable(NOTE_INPUTS, person=False) if i.name != "text")
+TEXT = Arg("text", help=NOTE["text"].help + " (- reads it from stdin).")
+QUERY = Arg("query", "QUERY", optional=True, help=RECALL["query"].help + ".")
+RECALL_OPTIONS = tuple(option(i) for i in RECALL_INPUTS if i.name != "query")
 
 
 def verb(name: str, summary: str, example: str) -> Command:

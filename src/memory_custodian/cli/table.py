@@ -7,9 +7,9 @@ from it for help and mistakes), and only that command's handler module is import
 from __future__ import annotations
 
 from ..agents.hosts import HOSTS
-from ..ledger.storage.model import KINDS, RECALL_STATES
 from .spec import (
-    ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, TEXT, Arg, Command, flag, kept_fields, opt, verb,
+    ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, QUERY, RECALL_OPTIONS, TEXT, Arg, Command, flag,
+    kept_fields, opt, verb,
 )
 
 PROG = "memory-custodian"
@@ -128,13 +128,7 @@ _TABLE = (
     Command("recall", "ledger", "ledger:recall",
             "Ranked index lines of the notes matching QUERY (without QUERY: by priority, then recency).",
             'memory-custodian recall "database reset" --kind gotcha --limit 5', (
-                Arg("query", "QUERY", optional=True),
-                opt("--kind", "kinds", repeat=True, choices=KINDS, help="Only these kinds (repeatable)."),
-                opt("--tag", "tags", repeat=True, help="Only notes with any of these tags (repeatable)."),
-                opt("--path", "paths", repeat=True, help="Only notes anchored to these paths (repeatable)."),
-                opt("--state", "states", repeat=True, choices=RECALL_STATES, help="Only these states (default: active)."),
-                opt("--limit", type="int", minimum=0, default=10, help="How many lines to show."),
-                flag("--all", "Include every state and scope.", dest="include_all"),
+                QUERY, *RECALL_OPTIONS,
                 *DATA,
             )),
     Command("expand", "ledger", "ledger:expand",
@@ -164,6 +158,7 @@ _TABLE = (
                 opt("--checkout", metavar="FILE", help="Write the active notes to FILE and stop."),
                 opt("--checkin", metavar="FILE", help="Check FILE back in as ledger events."),
                 opt("--reason", metavar="R", help="Why removed notes are revoked (and changed ones superseded)."),
+                ACTOR,
                 FORMAT,
             ), "A changed block becomes a new note superseding the old one, a deleted block a `revoke` (needs --reason "
                "or a `- reason:` line), a new block a new note. If a note you touched changed in the ledger meanwhile, "

@@ -104,6 +104,7 @@ class LedgerNotes:
 
     def supersede(self, note_id, text, *, reason, actor="human", **fields):
         """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
+        from .params import KEPT_ON_SUPERSEDE
         from .storage.inputs import clean_text
 
         _as_reason(clean_text, reason)
@@ -111,7 +112,7 @@ class LedgerNotes:
         old_id = self.resolve(note_id, index)
         old = index.get_note(old_id)
         _check_transition(old, "supersede", actor)
-        for key in ("kind", "priority", "tags", "paths", "scope"):
+        for key in KEPT_ON_SUPERSEDE:
             if fields.get(key) in (None, ()):
                 fields[key] = getattr(old, key)
         return self.remember(text, supersedes=old_id, reason=reason, actor=actor, **fields)
@@ -175,10 +176,6 @@ class LedgerNotes:
 
         index = self.index()
         return History(index.guarded(lambda: index.note_events(self.resolve(note_id, index))))
-
-    def events_since(self, event_id: str | None = None) -> list[dict]:
-        index = self.index()
-        return index.guarded(lambda: index.events_after(event_id))
 
     def expand(self, ids):
         from .frames import expand_notes

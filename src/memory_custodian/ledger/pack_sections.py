@@ -14,6 +14,8 @@ Default budgets (tokens): directives 800, gotchas 400, recall 300.
 
 from __future__ import annotations
 
+from ..base.errors import LIBRARY_TERMS, Terms
+
 DEFAULT_BUDGETS = {"directives": 800, "gotchas": 400, "recall": 300}
 SECTION_NAMES = {"directives": "Ledger directives", "gotchas": "Ledger gotchas", "recall": "Ledger recall"}
 RECALL_LINES = 15
@@ -90,9 +92,15 @@ def _left_out(index, key: str, res, hint: str) -> tuple[list, str | None]:
     return omitted, ("\n" if res.hits else "") + "\n".join(lines) if lines else None
 
 
+# What each section's closing line points to, in the caller's terms (`errors.Terms.phrase`).
+HINTS = {"directives": "{verb:recall kinds=directive include_all}",
+         "gotchas": "{verb:recall kinds=gotcha include_all paths=PATH}", "expand": "{verb:expand ids=ID}"}
+
+
 def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: str | None = None,
-                    budgets: dict | None = None) -> list:
-    """Return a list of `memory_custodian.base.pack_parts.Section` for the pack (empty until the ledger exists)."""
+                    budgets: dict | None = None, terms: Terms = LIBRARY_TERMS) -> list:
+    """Return a list of `memory_custodian.base.pack_parts.Section` for the pack (empty until the ledger
+    exists); what a closing line hints at is worded in the caller's `terms`."""
     from .storage.store import Ledger
 
     if not Ledger(memory.memory_dir_str).shards():
@@ -102,15 +110,15 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
     # not one for the pack and one for its recall
     index = memory.index()
     # a cache damaged under an open connection is rebuilt and the sections read again, once
-    return index.guarded(lambda: _sections(index, memory.root_str, paths, query, limits))
+    return index.guarded(lambda: _sections(index, memory.root_str, paths, query, limits, terms))
 
 
-def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict) -> list:
+def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict, terms: Terms) -> list:
     from .recall.recall import run_recall
 
     sections = []
     directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
-    left, tail = _left_out(index, "directives", directives, "`memory-custodian recall --kind directive --all`")
+    left, tail = _left_out(index, "directives", directives, terms.phrase(HINTS["directives"]))
     section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
                     limits["directives"], "\n\n", tail=tail)
     section.omitted += left
@@ -118,7 +126,7 @@ def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limit
     shown = [h.note.id for h in directives.hits]
     if paths:
         gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
-        left, tail = _left_out(index, "gotchas", gotchas, "`memory-custodian recall --kind gotcha --all --path PATH`")
+        left, tail = _left_out(index, "gotchas", gotchas, terms.phrase(HINTS["gotchas"]))
         section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
                         limits["gotchas"], "\n\n", tail=tail)
         section.omitted += left
@@ -131,8 +139,9 @@ def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limit
         else:
             res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
         left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial
-        tail = res.footer() + " (`memory-custodian expand ID` for full notes)" if left_out else (
-            "`memory-custodian expand ID` for full notes" if res.hits else None)
+        expand = terms.phrase(HINTS["expand"])
+        tail = f"{res.footer(terms)} ({expand} for full notes)" if left_out else (
+            f"{expand} for full notes" if res.hits else None)
         sections.append(_pack("recall", [(h.note.id, h.line()) for h in res.hits], limits["recall"], "\n", tail=tail))
     return sections
 

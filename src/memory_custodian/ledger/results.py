@@ -22,6 +22,7 @@ class Expansion(Record):
     """Full notes by id: each `{"id", "note", "state", "warning", "provenance_frame", "chain", "text"}`."""
 
     FIELDS = ("notes",)
+    usage_warning: str | None = None  # set by `Memory.expand` when the usage log could not be written
 
     def to_dict(self) -> dict:
         return {"notes": self.notes}

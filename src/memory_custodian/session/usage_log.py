@@ -14,6 +14,9 @@ from ..base.fsutil import BINARY
 
 STORE = "adoption.jsonl"
 MAX_BYTES = 512 * 1024
+DOORS = ("cli", "mcp", "viewer")  # who may ask `Memory.recall`/`expand` to log a read (a hook logs its own entries)
+
+
 def store_path(memory_dir, *, create: bool = True) -> str:
     """The log's path; `create` makes the private `.cache/` if missing (readers never do)."""
     if not create:
@@ -41,13 +44,21 @@ def record(memory_dir, entry: dict, now: float | None = None) -> None:
 
 
 def note_use(memory_dir, kind: str, door: str, ids) -> str | None:
-    """Log a recall or an expand (`kind`) through `door` (cli | mcp); a warning when the log could not
+    """Log a recall or an expand (`kind`) through `door` (one of DOORS); a warning when the log could not
     be written (the read itself still stands: its caller says the warning on stderr)."""
+    check_door(door)
     try:
         record(memory_dir, {"kind": kind, "door": door, "ids": sorted(set(ids))})
     except OSError as exc:
         return f"memory-custodian: the usage log could not be written ({exc}); `stats` will undercount"
     return None
+
+
+def check_door(door: str) -> None:
+    if door not in DOORS:
+        from ..base.errors import InvalidInput
+
+        raise InvalidInput(f"unknown caller {door!r}: the usage log knows {', '.join(DOORS)}")
 
 
 def trim(path: str) -> None:

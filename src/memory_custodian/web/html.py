@@ -63,17 +63,34 @@ svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 """
 
 
+# What the viewer has for an argument or a verb of the library (the rest is the command line's).
+_SAID = {"include_all": "the \u201csearch every state\u201d box", "limit": "the page (\u201cnext \u2192\u201d)"}
+_PAGES = {"recall": "the Ledger page", "expand": "each note's own page", "read": "the Context pack page"}
+
+
 class WebTerms(Terms):
-    """A library error as a page says it: each Memory argument by the form field that sets it."""
+    """A library error or hint as a page says it: each Memory argument by the form field that sets it,
+    a verb by the page that shows it (the rest is the command line's: the viewer changes nothing)."""
 
     FIELDS = {"paths": "path", "tags": "tag", "kinds": "kind", "states": "state", "areas": "area",
               "provenances": "provenance", "task": "task", "query": "q", "page": "page"}
-
     def name(self, field: str) -> str:
-        return f"the \u201c{self.FIELDS.get(field, field)}\u201d field"
+        return _SAID.get(field) or f"the \u201c{self.FIELDS.get(field, field)}\u201d field"
 
     def with_value(self, field: str) -> str:
         return self.name(field)
+
+    def setting(self, field: str, value: str | None) -> str:
+        return f"tick {self.name(field)}" if value is None else f"{self.name(field)} set to {value}"
+
+    def verb(self, name: str) -> str:
+        return _PAGES.get(name) or f"`memory-custodian {name.replace('_', '-')}`"
+
+    def call(self, name: str, settings: list[tuple[str, str | None]]) -> str:
+        # a placeholder (ID, PATH) is what the page asks for itself
+        given = ", ".join(self.setting(field, value) for field, value in settings
+                          if value is None or not value.isupper())
+        return self.verb(name) + (f" ({given})" if given else "")
 
 
 WEB_TERMS = WebTerms()

@@ -7,7 +7,8 @@ from ..curated.manifest.routing import CANONICAL_TASKS
 from ..base.errors import InvalidInput
 from ..ledger.storage.model import KINDS, PROVENANCES, STATES
 from .html import (
-    badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select, table, text_input,
+    WEB_TERMS, badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select, table,
+    text_input,
 )
 
 PAGE_SIZE = 50
@@ -25,7 +26,7 @@ def pack_page(memory, params: dict, base: str) -> str:
             + text_input("path", "touched paths (comma-separated)", ", ".join(paths), "src/app.py")
             + text_input("q", "what the task is about", query or "", "ranks the ledger lines")
             + "<button>Build the pack</button></form>")
-    result = memory.read(task, areas=areas, paths=paths, query=query)
+    result = memory.read(task, areas=areas, paths=paths, query=query, terms=WEB_TERMS)
     return layout(base, "pack", f"Context pack for {result.task}", form + _explain(result)
                   + "<h2>The pack as the agent reads it</h2>" + f"<pre>{esc(result.rendered)}</pre>")
 
@@ -116,15 +117,13 @@ def _recall_table(memory, want, one, tags, paths, page, base, params) -> str:
     states = one("state")
     every = bool(field_value(params, "all"))
     result = memory.recall(want["q"], kinds=one("kind"), tags=tags, paths=paths, states=states,
-                           include_all=every, limit=PAGE_SIZE * page, ids=False)
+                           include_all=every, limit=PAGE_SIZE * page, ids=False, caller="viewer")
     hits = result.hits[(page - 1) * PAGE_SIZE:]
     rows = [(str(h.rank), *_note_row(h.note, h.state, base)) for h in hits]
     more = len(result.hits) == PAGE_SIZE * page and result.below_cutoff > 0
     return (f"<p>Recall for \u201c{esc(want['q'])}\u201d, ranked; page {page}.</p>" + _pager(base, params, page, more)
             + table(("rank", *_HEAD), rows, num=(0,))
-            + f"<p class=footer-line>Not shown: {esc(result.footer())}"
-            + (" <span class=muted>(here: tick \u201csearch every state\u201d)</span>" if result.excluded and not every
-               else "") + "</p>")
+            + f"<p class=footer-line>Not shown: {esc(result.footer(WEB_TERMS))}</p>")
 
 
 def _pager(base, params, page, more) -> str:
@@ -138,7 +137,7 @@ def _pager(base, params, page, more) -> str:
 
 def note_page(memory, note_id: str, base: str) -> str:
     note = memory.note(note_id)
-    shown = memory.expand([note.id]).notes[0]
+    shown = memory.expand([note.id], caller="viewer").notes[0]
     state = shown["state"]
     events = memory.history(note.id).events
     frame = (f'<div class="frame{" alert" if shown["warning"] else ""}">'

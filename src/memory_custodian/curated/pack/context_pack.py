@@ -78,13 +78,14 @@ class ReadResult(Record):
     def exit_code(self) -> int:
         return 1 if self.missing_required else 0
 
-    def cut_to(self, limit: int, *, frame=None, extra=()):
+    def cut_to(self, limit: int, *, frame=None, extra=(), terms=None):
         """The pack in at most `limit` characters (a `cutting.CutPack`), whole when it fits, else cut on
-        whole entries by structure with a notice naming what was left out. `frame(body)` wraps the
-        text as it will be sent (counted in the limit); `extra` parts (`cutting.PackPart`) follow the pack."""
+        whole entries by structure with a notice naming what was left out and where the whole pack is,
+        in the caller's `terms` (`base.errors.Terms`). `frame(body)` wraps the text as it will be sent
+        (counted in the limit); `extra` parts (`cutting.PackPart`) follow the pack."""
         from .cutting import cut_pack
 
-        return cut_pack(self, limit, frame, extra)
+        return cut_pack(self, limit, frame, extra, *(() if terms is None else (terms,)))
 
     @property
     def sha256(self) -> str:

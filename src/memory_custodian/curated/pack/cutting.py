@@ -8,6 +8,7 @@ and everything left out is named by note id or entry heading, so nothing is miss
 
 from __future__ import annotations
 
+from ...base.errors import LIBRARY_TERMS, Terms
 from ...base.records import Record
 from .pack_text import pack_footer, pack_head, short_ref
 
@@ -49,8 +50,9 @@ def lines_part(title: str, lines) -> PackPart:
     return PackPart(title, f"## {title}\n\n", entries, rank_of(title))
 
 
-def cut_pack(result, limit: int, frame=None, extra=()) -> CutPack:
-    """`result`'s pack with the `extra` parts after it, framed by `frame`, in at most `limit` characters."""
+def cut_pack(result, limit: int, frame=None, extra=(), terms: Terms = LIBRARY_TERMS) -> CutPack:
+    """`result`'s pack with the `extra` parts after it, framed by `frame`, in at most `limit` characters;
+    the notice of a cut points to the whole pack in the caller's `terms`."""
     frame = frame or (lambda body: body)
     text = result.rendered
     for part in extra:
@@ -67,24 +69,24 @@ def cut_pack(result, limit: int, frame=None, extra=()) -> CutPack:
     tail = pack_footer(result.modules, result.sections, result.omissions, result.warnings).strip()
     room = limit
     while True:
-        kept = _fit(order, head, tail, result.task, limit, room, frame)
-        body = _render_cut(head, _cut_notice(order[kept:], result.task, limit), tail, order[:kept])
+        kept = _fit(order, head, tail, (result.task, terms), limit, room, frame)
+        body = _render_cut(head, _cut_notice(order[kept:], (result.task, terms), limit), tail, order[:kept])
         out = frame(body)
         if len(out) <= limit or kept == 0:
             break
         room -= len(out) - limit  # the estimate was short (fence escapes, joins): try again
     if len(out) > limit:  # notices alone over the cap (thousands of warnings): a plain cut, still named
-        out = frame(cap_text(body, max(0, limit - len(frame("")) - 200)))
+        out = frame(cap_text(body, max(0, limit - len(frame("")) - 200), terms))
     return CutPack(out, [entry[2] for _, entry in order[:kept] if entry[2]], True)
 
 
-def cap_text(text: str, limit: int) -> str:
-    """`text` cut at a line end before `limit` characters, saying where the whole pack is."""
+def cap_text(text: str, limit: int, terms: Terms = LIBRARY_TERMS) -> str:
+    """`text` cut at a line end before `limit` characters, saying where the whole pack is (in `terms`)."""
     if len(text) <= limit:
         return text
     cut = text.rfind("\n", 0, limit)
     cut = cut if cut > limit // 2 else limit
-    return text[:cut] + f"\n… cut at {limit} characters: run `memory-custodian read` for the whole pack"
+    return text[:cut] + f"\n… cut at {limit} characters: run {terms.verb('read')} for the whole pack"
 
 
 def _parts(result) -> list[PackPart]:
@@ -122,7 +124,7 @@ def _note_entries(text: str, note_ids: list[str]) -> list[tuple[str, str, str | 
     return [(text[a:b], f"#{i}", i) for a, b, i in zip(starts, ends, note_ids)]
 
 
-def _fit(order, head: str, tail: str, task: str, limit: int, room: int, frame) -> int:
+def _fit(order, head: str, tail: str, task_terms: tuple[str, Terms], limit: int, room: int, frame) -> int:
     """How many entries (in order of value) fit with the notice naming the rest."""
     size = len(frame("")) + len(head) + len(tail) + 4
     sizes, total, started = [0], 0, set()
@@ -134,7 +136,7 @@ def _fit(order, head: str, tail: str, task: str, limit: int, room: int, frame) -
         sizes.append(total)
 
     def fits(kept: int) -> bool:
-        return size + sizes[kept] + len(_cut_notice(order[kept:], task, limit)) + 2 <= room
+        return size + sizes[kept] + len(_cut_notice(order[kept:], task_terms, limit)) + 2 <= room
 
     # Keeping one more entry adds its text and takes at most its name (capped, see CUT_NAMES) off
     # the notice, so what is sent grows with `kept`: the most that fits is found by halving, with
@@ -149,14 +151,16 @@ def _fit(order, head: str, tail: str, task: str, limit: int, room: int, frame) -
     return lo
 
 
-def _cut_notice(dropped, task: str, limit: int) -> str:
+def _cut_notice(dropped, task_terms: tuple[str, Terms], limit: int) -> str:
+    """What a cut left out, and where the whole pack is (`task_terms`: the pack's task, the caller's terms)."""
+    task, terms = task_terms
 
     if not dropped:
         return ""
     lines = [f"## Cut to fit the host's limit\n\nThe pack is longer than the {limit} characters this hook may "
              "send, so whole entries were left out (none was cut in half). "
-             f"Run `memory-custodian read --task {task}` or the `memory_context` MCP tool for the whole pack, "
-             "and `memory-custodian expand ID` or `memory_expand` for one note. Not shown here:"]
+             f"Run {terms.call('read', [('task', task)])} for the whole pack, "
+             f"and {terms.call('expand', [('ids', 'ID')])} for one note. Not shown here:"]
     by_part: dict[int, tuple] = {}
     for part, entry in dropped:
         by_part.setdefault(id(part), (part, []))[1].append(entry)
@@ -164,17 +168,20 @@ def _cut_notice(dropped, task: str, limit: int) -> str:
         refs = [ref for _, ref, _ in entries]
         if any(note_id for _, _, note_id in entries) or part.title.startswith("Ledger"):
             # notes by id, as `expand` takes them
-            lines.append(f"- {part.title}: {', '.join(refs[:CUT_IDS])}{_more(len(refs) - CUT_IDS, task)}")
+            lines.append(f"- {part.title}: {', '.join(refs[:CUT_IDS])}{_more(len(refs) - CUT_IDS, task, terms)}")
         elif len(entries) == len(part.entries):
             lines.append(f"- {part.title}: the whole file ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'})")
         else:
             lines.append(f"- {part.title}: {len(entries)} of {len(part.entries)} entries: "
-                         + "; ".join(short_ref(ref) for ref in refs[:CUT_NAMES]) + _more(len(refs) - CUT_NAMES, task))
+                         + "; ".join(short_ref(ref) for ref in refs[:CUT_NAMES])
+                         + _more(len(refs) - CUT_NAMES, task, terms))
     return "\n".join(lines)
 
 
-def _more(count: int, task: str) -> str:
-    return f"; and {count} more (`memory-custodian read --task {task} --explain` names every one)" if count > 0 else ""
+def _more(count: int, task: str, terms: Terms) -> str:
+    if count <= 0:
+        return ""
+    return f"; and {count} more ({terms.call('read', [('task', task), ('explain', None)])} names every one)"
 
 
 def _render_cut(head: str, notice: str, tail: str, kept) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from ...base.errors import CustodianError, InvalidInput, short_line, unreadable
+from ...base.errors import LIBRARY_TERMS, CustodianError, InvalidInput, short_line, unreadable
 from ...base import fsutil
 from ...base.fsutil import read_utf8
 from ..manifest import globs
@@ -90,10 +90,11 @@ def readable_errors(fn):
 @readable_errors
 def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), query: str | None = None,
               names_only: bool = False, strict: bool = False, ledger: bool = True,
-              fail_open: bool = False) -> ReadResult:
+              fail_open: bool = False, terms=None) -> ReadResult:
     """The pack. With `fail_open` (the hooks) each part degrades on its own: a curated file or the
     ledger that cannot be read is left out and named in `problems`, never raised. `ledger="cold"`:
-    only the directives, read without the index (`ledger.context.cold_sections`)."""
+    only the directives, read without the index (`ledger.context.cold_sections`). `terms` word what the
+    ledger's sections hint at (`errors.Terms`; the library's own by default)."""
     from ...base.project import require_memory_dir
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
@@ -131,7 +132,7 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
                 sections = cold_sections(memory, budgets=budgets or None)
             else:
                 sections = list(ledger_sections(memory, task=canonical, paths=tuple(touched), query=query,
-                                                budgets=budgets or None))
+                                                budgets=budgets or None, terms=terms or LIBRARY_TERMS))
         except Exception as exc:  # with fail_open any ledger fault is named and the curated tier still goes out
             if not fail_open:
                 raise

@@ -14,7 +14,7 @@ import os
 import sqlite3
 
 from ...base import fsutil
-from ...base.errors import NotFound, Refused
+from ...base.errors import Refused
 from ..recall import ranking
 from ..storage.fold import fold_note_events
 from .index_rows import (
@@ -459,29 +459,6 @@ class Index:
             "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
         _, applied = fold_note_events([e for e in evs if e["txn"] not in broken])
         return applied
-
-    def events_after(self, event_id: str | None) -> list[dict]:
-        """Every applied event in replay order, or those after `event_id`."""
-        broken = self._broken_txns(None)
-        out: list[dict] = []
-        current, evs = None, []
-        for note_id, line in self.db.execute("SELECT note, line FROM events ORDER BY note, at, id"):
-            if note_id != current:
-                if evs:
-                    out.extend(fold_note_events(evs)[1])
-                current, evs = note_id, []
-            ev = json.loads(line)
-            if ev["txn"] not in broken:
-                evs.append(ev)
-        if evs:
-            out.extend(fold_note_events(evs)[1])
-        out.sort(key=lambda e: (e["at"], e["id"]))
-        if event_id is None:
-            return out
-        ids = [e["id"] for e in out]
-        if event_id not in ids:
-            raise NotFound(f"event {event_id} is not in the ledger (forgotten, or from another branch)")
-        return out[ids.index(event_id) + 1:]
 
     def stats(self) -> dict:
         notes = self.db.execute("SELECT count(*) FROM notes").fetchone()[0]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ...base.errors import InvalidInput
 from . import ranking
-from ..storage.model import KINDS, RECALL_STATES
-from .recall_plan import DEFAULT_STATES, RecallQuery, plan_recall
+from ..storage.model import KINDS, RECALL_DEFAULT_STATES, RECALL_STATES
+from .recall_plan import RecallQuery, plan_recall
 from .recall_result import RecallResult
 from .recall_scans import choose_scan
 
@@ -52,7 +52,7 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
         expansion = build_expansion(text, words)
     return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, kinds=kinds, tags=tags, paths=paths,
                        near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),
-                       want_states=tuple(states) or DEFAULT_STATES, include_all=include_all, limit=limit, now=now,
+                       want_states=tuple(states) or RECALL_DEFAULT_STATES, include_all=include_all, limit=limit, now=now,
                        root=root, accounting=ACCOUNTING[counts], ids=ids)
 
 

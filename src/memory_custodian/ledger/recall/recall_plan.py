@@ -11,7 +11,6 @@ import json
 from ...base.records import Record
 from . import ranking
 
-DEFAULT_STATES = ("active",)
 # A note's state as of :now (time-derived expiry applied), and whether its scope is in reach.
 EFFECTIVE_STATE = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NOT NULL AND n.expires <= :now "
                    "THEN 'expired' ELSE n.state END)")

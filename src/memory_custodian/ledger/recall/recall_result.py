@@ -6,11 +6,16 @@ and what its state or scope excluded (with the ids), and the text form always en
 
 from __future__ import annotations
 
+from ...base.errors import LIBRARY_TERMS, Terms
 from ...base.records import Factory, Record
 from ..frames import index_line
 from ..storage.model import Note
 
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
+# What shows the rest of a recall, in the caller's terms (`errors.Terms.phrase`): the result names the
+# hint (`RecallResult.hint`), each door words it.
+HINTS = {"more_states": "{set:include_all} to include", "more_lines": "raise {field:limit} to see more",
+         "full_recall": "run {verb:recall} to see it"}
 
 
 class RecallHit(Record):
@@ -51,6 +56,7 @@ class RecallResult(Record):
     partial: int  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
     partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
     channels: dict | None  # fused recall: {"lexical": ranked ids, "semantic": ranked ids}; None: lexical only
+    usage_warning: str | None = None  # set by `Memory.recall` when the usage log could not be written
 
     @property
     def counted(self) -> bool:
@@ -71,9 +77,21 @@ class RecallResult(Record):
     def excluded(self) -> dict[str, int]:
         return {r: n for r, n in self.excluded_counts.items() if n}
 
-    def footer(self) -> str:
+    @property
+    def hint(self) -> str | None:
+        """What would show the rest, as a key of HINTS: "more_states" (notes were excluded by state or
+        scope), "more_lines" (more matched below the cutoff), "full_recall" (nothing was counted), or None."""
         if not self.counted:
-            return "top hits only; what matched below the cutoff or was excluded was not counted — run `recall` to see it"
+            return "full_recall"
+        if sum(self.excluded.values()):
+            return "more_states"
+        return "more_lines" if self.below_cutoff else None
+
+    def footer(self, terms: Terms = LIBRARY_TERMS) -> str:
+        """The line saying what was not shown, its hint worded in the caller's `terms`."""
+        if not self.counted:
+            return "top hits only; what matched below the cutoff or was excluded was not counted — " + terms.phrase(
+                HINTS["full_recall"])
         excl = self.excluded
         total = sum(excl.values())
         reasons = ", ".join(f"{excl[r]} {r}" for r in EXCLUSION_ORDER if excl.get(r))
@@ -85,20 +103,17 @@ class RecallResult(Record):
         if self.partial:
             at_least = "" if self.partial_exact else "at least "
             text += f"; {at_least}{self.partial} more match loosely (not every word, or not in a title or tag), unranked"
-        if total:
-            text += " — --all to include"
-        elif self.below_cutoff:
-            text += " — raise --limit to see more"
-        return text
+        hint = self.hint
+        return text + (" — " + terms.phrase(HINTS[hint]) if hint else "")
 
-    def render_text(self) -> str:
+    def render_text(self, terms: Terms = LIBRARY_TERMS) -> str:
         lines = [h.line() for h in self.hits]
         if not self.hits:
             lines.append("(no notes matched)" if self.query else "(no notes)")
-        lines.append(self.footer())
+        lines.append(self.footer(terms))
         return "\n".join(lines) + "\n"
 
-    def to_dict(self) -> dict:
+    def to_dict(self, terms: Terms = LIBRARY_TERMS) -> dict:
         return {
             "query": self.query, "filters": self.filters, "hits": [h.to_dict() for h in self.hits],
             "matched": self.matched,
@@ -108,7 +123,7 @@ class RecallResult(Record):
                          "ids": {r: ids for r, ids in sorted(self.excluded_ids.items()) if ids},
                          "ids_complete": sum(len(v) for v in self.excluded_ids.values()) == sum(self.excluded.values()),
                          "ids_listed": self.ids_listed},
-            "summary": self.footer(), "counted": self.counted, "partial": self.partial,
+            "summary": self.footer(terms), "hint": self.hint, "counted": self.counted, "partial": self.partial,
             "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
             "channels": sorted(self.channels) if self.channels else ["lexical"],
         }

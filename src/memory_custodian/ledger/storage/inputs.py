@@ -14,9 +14,8 @@ import sys
 from ...base.errors import InvalidInput, Refused
 from ...base.textsafe import shown
 from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
-from .model import ACTORS, KINDS, PRIORITIES, PROVENANCES, SCOPES
+from .model import ACTORS, KINDS, PRIORITIES, PROVENANCES, SCOPES, TITLE_MAX
 
-TITLE_MAX = 80
 # A note is a paragraph or a page, not a file: these bound what one write can add to the committed
 # ledger (characters; a tag or path count is per note).
 BODY_MAX = 32_000

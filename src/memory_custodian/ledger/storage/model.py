@@ -19,10 +19,12 @@ PROVENANCES = ("auto", "agent", "user-stated", "human")
 ACTORS = ("human", "agent", "auto", "system")
 OPS = ("create", "supersede", "revoke", "flag_stale", "reinstate", "promote", "expire", "forget")
 SCOPES = ("workspace", "branch")
+TITLE_MAX = 80  # characters of a note's one-line title
 
 # Derived states. `stale` is "active + flagged stale".
 STATES = ("active", "stale", "superseded", "revoked", "expired", "forgotten")
-RECALL_STATES = STATES[:-1]  # what `recall --state` can ask for (a forgotten note keeps no text)
+RECALL_STATES = STATES[:-1]  # what a recall can ask for by state (a forgotten note keeps no text)
+RECALL_DEFAULT_STATES = ("active",)  # what a recall shows when no state is asked for
 
 # Ops that need a reason when a person or an agent acts.
 REASON_REQUIRED = ("supersede", "revoke", "flag_stale", "reinstate", "expire")
@@ -98,6 +100,9 @@ class Note(Record):
 
     FIELDS = tuple(f.name for f in NOTE_FIELDS)
     DEFAULTS = {f.name: f.default for f in NOTE_FIELDS if f.default is not REQUIRED}
+    # what a write says beside the note, never part of it: set by `Memory` after a write
+    mirror_warning: str | None = None  # the export mirror could not be re-rendered, and how to fix it
+    quote_refused: str | None = None  # why a quote a writer gave was not bound (the note kept its own provenance)
 
     def to_dict(self) -> dict:
         """The note as JSON-ready data (tags and paths as lists), for `--format json` and MCP."""

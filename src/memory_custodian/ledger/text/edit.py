@@ -419,20 +419,26 @@ def default_title(title: str, body: str) -> str:
     return title or from_text(body)
 
 
-def build_events(changes: list, notes: dict, *, new_note_id, supersede_reason: str) -> tuple[list, list]:
-    """The txn's events, in buffer order, and a report row per change."""
+def build_events(changes: list, notes: dict, *, new_note_id, supersede_reason: str,
+                 actor: str = "human") -> tuple[list, list]:
+    """The txn's events by `actor`, in buffer order, and a report row per change. A block's words are the
+    actor's, at its own provenance; a block whose labels alone changed keeps its author's words and
+    provenance, but never `human` from anyone but a person (only a person reaches it)."""
+    from ..storage.inputs import DEFAULT_PROVENANCE
+
+    own = DEFAULT_PROVENANCE[actor]
     events, report = [], []
     for ch in changes:
         if ch.action == "revoke":
-            events.append({"op": "revoke", "note": ch.note, "actor": "human", "reason": ch.reason})
+            events.append({"op": "revoke", "note": ch.note, "actor": actor, "reason": ch.reason})
             report.append({"action": "revoke", "note": ch.note, "reason": ch.reason, "line": ch.line})
             continue
         b = ch.block
         nid = new_note_id()
         create = {
-            "op": "create", "note": nid, "actor": "human", "kind": b.kind, "priority": b.priority or "medium",
+            "op": "create", "note": nid, "actor": actor, "kind": b.kind, "priority": b.priority or "medium",
             "title": default_title(one_line(b.title), b.body), "body": b.body,
-            "tags": list(b.tags), "paths": list(b.paths), "provenance": "human", "scope": "workspace",
+            "tags": list(b.tags), "paths": list(b.paths), "provenance": own, "scope": "workspace",
         }
         if ch.action == "create":
             events.append(create)
@@ -440,7 +446,7 @@ def build_events(changes: list, notes: dict, *, new_note_id, supersede_reason: s
             continue
         old = notes[ch.note]
         text_changed = "title" in ch.changed or "body" in ch.changed
-        if not text_changed:
+        if not text_changed and (old.provenance != "human" or actor == "human"):
             # only the labels changed: the words are still the old author's, so is the provenance
             create["provenance"] = old.provenance
             if old.quote:
@@ -453,7 +459,7 @@ def build_events(changes: list, notes: dict, *, new_note_id, supersede_reason: s
         create["supersedes"] = ch.note
         why = ch.reason or supersede_reason
         events.append(create)
-        events.append({"op": "supersede", "note": ch.note, "actor": "human", "by": nid, "reason": why})
+        events.append({"op": "supersede", "note": ch.note, "actor": actor, "by": nid, "reason": why})
         report.append({"action": "supersede", "note": ch.note, "by": nid, "changed": ch.changed, "reason": why,
                        "line": ch.line})
     return events, report

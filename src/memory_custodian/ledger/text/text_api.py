@@ -188,8 +188,8 @@ def edit_checkout(notes, path):
     return CheckedOut(path=str(target), notes=len(shown), checked_out_at=now)
 
 
-def edit_checkin(notes, path, reason=None):
-    """Turn the edited buffer at `path` into one txn of events; refuse it whole on any conflict."""
+def edit_checkin(notes, path, reason=None, actor: str = "human"):
+    """Turn the edited buffer at `path` into one txn of `actor`'s events; refuse it whole on any conflict."""
     fsutil.check_name_lengths(str(path))
     from ...base.project import require_memory_dir
     from .edit import build_events, parse_buffer, plan_changes
@@ -197,7 +197,11 @@ def edit_checkin(notes, path, reason=None):
     from ..results import CheckedIn
     from ..storage.store import Ledger
 
+    from ..storage.inputs import choice
+    from ..storage.model import ACTORS
+
     require_memory_dir(notes.memory_dir)
+    choice(actor, ACTORS, "actor")
     shown = str(path)
     buf = parse_buffer(fsutil.read_utf8(os.path.expanduser(shown)), shown)
     reason = " ".join(str(reason).split()) if reason is not None and str(reason).strip() else None
@@ -208,7 +212,7 @@ def edit_checkin(notes, path, reason=None):
         changes = plan_changes(buf, current, reason=reason, path=shown)
         _refuse_conflicts(notes, changes, current, shown)
         _clean_changes(changes, shown)
-        events, report = build_events(changes, current, new_note_id=new_note_id,
+        events, report = build_events(changes, current, new_note_id=new_note_id, actor=actor,
                                       supersede_reason="edited with `memory-custodian edit`")  # --reason: plan_changes
         written = ledger.append_txn(events, lookup=current.get) if events else []
     counts = {"create": 0, "supersede": 0, "revoke": 0}
