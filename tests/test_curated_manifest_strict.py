@@ -13,6 +13,7 @@ from conftest import run_cli
 
 from memory_custodian.curated.manifest.reader import parse_manifest
 from memory_custodian.base.errors import InvalidInput
+from memory_custodian.cli.terms import CLI_TERMS
 
 INDEX_NONE = "### Enabled areas\n- None enabled.\n"
 STORE_ENTRY = "### Enabled areas\n- `areas/store.md`: the storage layer\n"
@@ -166,7 +167,8 @@ def test_a_whole_manifest_without_routing_sections_is_refused(project, case):
         assert err.value.line is None and "no `## Load by task` section" in message and "migrate" in message
     else:
         assert message.startswith("docs/memory/manifest.md: no `## Always load` and no `## Load by task` section")
-        assert "memory-custodian init" in message
+        # the library says its own verb; the command line says its command
+        assert "`Memory.init`" in message and "`memory-custodian init`" in err.value.one_line(CLI_TERMS)
 
 
 @pytest.mark.parametrize("text", ["", "# Memory\n", "# Memory\n\n## Always load:\n- brief.md\n"])

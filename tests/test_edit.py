@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ledger_text_fixture import write_ledger
 from memory_custodian.base.errors import Conflict, InvalidInput, Refused
+from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.text.edit import parse_buffer, plan_changes, render_checkout
 from memory_custodian.ledger.storage.ids import CROCKFORD
 from memory_custodian.ledger.storage.model import KINDS, PRIORITIES, Note
@@ -168,8 +169,9 @@ def test_removed_block_is_revoked_with_the_given_reason(memory, tmp_path):
     path, text = checkout(memory, tmp_path)
     path.write_text(text.replace(block_of(text, c.id), ""), encoding="utf-8")
     before = shard_bytes(memory)
-    with pytest.raises(Refused, match=f"#{c.id}.*--reason"):
+    with pytest.raises(Refused, match=f"#{c.id}.*reason=") as refused:
         memory.edit_checkin(path)
+    assert "pass --reason TEXT" in refused.value.one_line(CLI_TERMS)  # the command line names its option
     assert shard_bytes(memory) == before  # refused: nothing written
     result = memory.edit_checkin(path, reason="steps moved to the runbook")
     assert result.counts["revoke"] == 1 and result.events == 1

@@ -271,7 +271,7 @@ def cache_dir(memory_dir) -> str:
             if not os.path.isdir(cache):
                 raise disk_error(cache, exc) from exc
         except FileNotFoundError as exc:
-            raise InvalidInput("memory folder does not exist — run `memory-custodian init`", path=str(memory_dir)) from exc
+            raise InvalidInput("memory folder does not exist — run {verb:init}", path=str(memory_dir)) from exc
         except OSError as exc:
             raise disk_error(cache, exc) from exc
     ignore = os.path.join(cache, ".gitignore")

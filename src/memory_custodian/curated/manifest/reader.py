@@ -142,6 +142,6 @@ def _require_routing_sections(manifest: Manifest) -> None:
     if len(missing) == 2 and missing[0][1] is None and missing[1][1] is None:
         raise InvalidInput(
             "no `## Always load` and no `## Load by task` section, so nothing can be loaded; add them, or "
-            "move this file aside and run `memory-custodian init` to write a fresh manifest", path=manifest.path)
+            "move this file aside and run {verb:init} to write a fresh manifest", path=manifest.path)
     _, line, message = missing[0]
     raise InvalidInput(message, path=manifest.path, line=line)

@@ -221,11 +221,11 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
     from ..storage.inputs import current_branch
 
     if not isinstance(k, int) or k < 1:
-        raise InvalidInput("--k must be 1 or more")
+        raise InvalidInput("{field} must be 1 or more", field="k")
     if not isinstance(limit, int) or limit < 1:
-        raise InvalidInput("--limit must be 1 or more")
+        raise InvalidInput("{field} must be 1 or more", field="limit")
     if now is not None and not is_iso_utc(now):
-        raise InvalidInput(f"--now {now!r} must be a UTC time like 2026-12-01T00:00:00.000Z")
+        raise InvalidInput(f"{{field}} {now!r} must be a UTC time like 2026-12-01T00:00:00.000Z", field="now")
     now = now or now_iso()
     queries = load_truth(truth_path)
     ks = tuple(sorted(set(ks) | {k}))
@@ -349,7 +349,7 @@ def render_text(report: dict, *, max_misses: int = 30) -> str:
                                     for name, w in m["channels"].items()) + ")"
         lines.append(f"  miss {m['query_id']}: #{m['note']} {why} · {m['query']!r} → {m['title']}")
     if len(report["misses"]) > max_misses:
-        lines.append(f"  … {len(report['misses']) - max_misses} more misses (--format json lists them all)")
+        lines.append(f"  … {len(report['misses']) - max_misses} more misses (the report as JSON lists them all)")
     for e in report["truth_errors"]:
         where = e["query_id"] if e["query_id"] == f"line {e['line']}" else f"{e['query_id']} (line {e['line']})"
         lines.append(f"  truth error {where}: #{e['note']} is {e['problem']} — fix the truth file")

@@ -395,8 +395,8 @@ def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<
             raise InvalidInput("a new note needs a title or a body", path=path, line=block.line)
         changes.append(Change("create", None, block.line, block=block))
     if missing_reason:
-        raise Refused(f"removed notes need a reason: {', '.join(missing_reason)} — pass --reason R, or keep each "
-                      "block's heading with a `- reason: ...` line and no body", path=path)
+        raise Refused(f"removed notes need a reason: {', '.join(missing_reason)} — pass {{field=}}, or keep each "
+                      "block's heading with a `- reason: ...` line and no body", path=path, field="reason")
     return changes
 
 
