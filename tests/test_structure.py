@@ -310,6 +310,7 @@ def test_the_hot_commands_load_no_pathlib_dataclasses_inspect_or_argparse(tmp_pa
              "heavy = [m for m in ('pathlib', 'dataclasses', 'inspect', 'typing', 'argparse') if m in sys.modules]\n"
              "sys.stderr.write(repr(heavy))")
     for argv in (["read", "--task", "implementation"], ["remember", "a note"], ["recall", "note"],
+                 ["remember", "--actor", "agent", "--quote", "words the user never wrote", "a note"],
                  ["hook", "SessionStart"], ["hook", "UserPromptSubmit"]):
         proc = subprocess.run([sys.executable, "-c", probe, *argv], cwd=tmp_path, capture_output=True, text=True)
         assert proc.stderr.splitlines()[-1] == "[]", (argv, proc.stderr[-2000:])
