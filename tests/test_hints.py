@@ -20,7 +20,8 @@ from memory_custodian.web.html import WEB_TERMS
 
 SRC = REPO / "src" / "memory_custodian"
 ADAPTERS = ("cli", "agents", "web")
-CLI_WORDS = re.compile(r"memory-custodian (?:%s)\b|(?:^|[\s(`\"'])--[a-z]" % "|".join(map(re.escape, COMMANDS)))
+COMMAND_NAMES = "|".join(map(re.escape, COMMANDS))
+CLI_WORDS = re.compile(rf"memory-custodian (?:{COMMAND_NAMES})\b|(?:^|[\s(`\"'])--[a-z]")
 
 # What the library still says in the command line's words, by module: the curated tier's findings and plan
 # lines, the ledger's doctor and mirror lines, the export and check-out files (their text is golden), the
@@ -97,7 +98,8 @@ def test_the_pack_points_to_expand_in_each_doors_words(memory):
     read = run_cli("read", "--task", "implementation", "--path", "src/daemon.py", "-q", "daemon lock",
                    cwd=memory.root)
     assert "`memory-custodian expand ID` for full notes" in read.stdout
-    assert HookTerms(CLI_TERMS).call("expand", [("ids", "ID")]) == "`memory_expand` (MCP) or `memory-custodian expand ID`"
+    hooks = HookTerms(CLI_TERMS).call("expand", [("ids", "ID")])
+    assert hooks == "`memory_expand` (MCP) or `memory-custodian expand ID`"
 
 
 def test_a_library_error_names_no_flag(memory):

@@ -52,8 +52,8 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
         expansion = build_expansion(text, words)
     return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, kinds=kinds, tags=tags, paths=paths,
                        near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),
-                       want_states=tuple(states) or RECALL_DEFAULT_STATES, include_all=include_all, limit=limit, now=now,
-                       root=root, accounting=ACCOUNTING[counts], ids=ids)
+                       want_states=tuple(states) or RECALL_DEFAULT_STATES, include_all=include_all, limit=limit,
+                       now=now, root=root, accounting=ACCOUNTING[counts], ids=ids)
 
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
