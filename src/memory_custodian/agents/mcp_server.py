@@ -219,14 +219,15 @@ LIST_ARGUMENTS = frozenset({"ids", *(i.name for i in (*NOTE_INPUTS, *RECALL_INPU
 # Where an agent's context asks for less than the library allows.
 TOOL_BOUNDS = {"limit": {"ge": 1, "le": 50}}
 _TYPES: dict[str, Any] = {"text": str, "texts": list[str], "int": int, "bool": bool}
+_LITERAL: Any = Literal  # subscripted with the ledger's own tuples at run time: an enum in the schema
 
 
 def _annotation(inp: Input, description: str, optional: bool) -> Any:
     """The parameter's type with its JSON Schema: enums from the ledger's vocabulary, the description."""
     if inp.type == "choice":
-        kind: Any = Literal[inp.choices]
+        kind: Any = _LITERAL[inp.choices]
     elif inp.type == "choices":
-        kind = list[Literal[inp.choices]]  # type: ignore[valid-type]
+        kind = list[_LITERAL[inp.choices]]
     else:
         kind = _TYPES[inp.type]
     if optional:

@@ -20,26 +20,20 @@ TYPES = ("text", "choice", "texts", "choices", "int", "bool")
 WHO = ("anyone", "person")
 
 
-_INPUT_DEFAULTS = {"default": None, "choices": None, "who": "anyone", "default_words": None, "kept": False,
-                   "minimum": None}
-
-
 class Input(Record):
     """One input. `default` is what the library uses when the caller gives nothing (REQUIRED: the
     caller must give it); `default_words` says a default that is worked out rather than a value
     ("the first line"); `kept` marks the fields `supersede` carries over from the replaced note."""
 
-    FIELDS = ("name", "type", "default", "help", "choices", "who", "default_words", "kept", "minimum")
-    DEFAULTS = _INPUT_DEFAULTS
     name: str
     type: str
     default: object
     help: str
-    choices: tuple[str, ...] | None
-    who: str
-    default_words: str | None
-    kept: bool
-    minimum: int | None
+    choices: tuple[str, ...] | None = None
+    who: str = "anyone"
+    default_words: str | None = None
+    kept: bool = False
+    minimum: int | None = None
 
     @property
     def many(self) -> bool:

@@ -26,8 +26,9 @@ class QuoteBinding(Record):
     """How an agent's note is bound: `provenance` "user-stated" (with the user's `quote`) or "agent";
     `refused_reason` is set when an explicit quote was refused."""
 
-    FIELDS = ("provenance", "quote", "refused_reason")
-    DEFAULTS = {"refused_reason": None}
+    provenance: str
+    quote: str | None
+    refused_reason: str | None = None
 
 
 def _fold(text: str) -> str:

@@ -100,9 +100,9 @@ class Note(Record):
 
     FIELDS = tuple(f.name for f in NOTE_FIELDS)
     DEFAULTS = {f.name: f.default for f in NOTE_FIELDS if f.default is not REQUIRED}
-    # what a write says beside the note, never part of it: set by `Memory` after a write
-    mirror_warning: str | None = None  # the export mirror could not be re-rendered, and how to fix it
-    quote_refused: str | None = None  # why a quote a writer gave was not bound (the note kept its own provenance)
+    # A note `Memory` returns from a write also carries what the write says beside it, never part of the
+    # note (so not a field): `mirror_warning` (the export mirror could not be re-rendered, and how to fix
+    # it) and, from remember and supersede, `quote_refused` (why a writer's quote was not bound).
 
     def to_dict(self) -> dict:
         """The note as JSON-ready data (tags and paths as lists), for `--format json` and MCP."""
