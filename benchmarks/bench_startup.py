@@ -35,6 +35,9 @@ def cases(root: str) -> dict[str, tuple[list[str], bytes]]:
         "recall": (["recall", "cache invalidation"], b""),
         "recall (a prose question)": (["recall", "why does the refund webhook retry twice?"], b""),
         "remember": (["remember", "--tag", "bench", "start-up bench note"], b""),
+        # an agent's quote is checked against the user's recent messages (the library's trust rule)
+        "remember --actor agent --quote": (["remember", "--actor", "agent", "--quote", "words nobody wrote here",
+                                            "start-up bench note"], b""),
         "read --task implementation": (["read", "--task", "implementation"], b""),
         "hook SessionStart": (["hook", "SessionStart"], hook_payload("SessionStart", source="startup")),
         "hook UserPromptSubmit": (["hook", "UserPromptSubmit"],
