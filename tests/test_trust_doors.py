@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 
 import pytest
 from conftest import run_cli
@@ -69,13 +70,17 @@ def test_a_host_runs_the_cli_as_agent_and_the_nudge_it_is_given_is_safe(memory):
     """The rule nudge's command, run as an agent would run it inside a host, binds only what the user wrote."""
     user_says(memory)
     command = re.search(r"`(memory-custodian remember [^`]*)`", nudge(SAID)).group(1)
-    words = command.split()[1:]
+    words = shlex.split(command)[1:]  # the quote and the text are placeholders: the agent fills them in
     assert words[:3] == ["remember", "--actor", "agent"] and "--quote" in words
-    base = [w for w in words if w not in ('"…"', "TEXT")]
-    at = base.index("--quote") + 1
-    env = {"CLAUDECODE": "1"}
-    forged, _ = cli_json(memory, *base[:at], NEVER_SAID, *base[at:], "Tags may go unsigned.", env=env)
-    honest, _ = cli_json(memory, *base[:at], SAID, *base[at:], "Sign every release tag.", env=env)
+    at = words.index("--quote") + 1
+    assert at < len(words) - 1, "the text comes after the quote"
+
+    def run_as_agent(quote: str, text: str) -> dict:
+        given = [*words[:at], quote, *words[at + 1:-1], text]
+        return cli_json(memory, *given, env={"CLAUDECODE": "1"})[0]
+
+    forged = run_as_agent(NEVER_SAID, "Tags may go unsigned.")
+    honest = run_as_agent(SAID, "Sign every release tag.")
     assert (forged["provenance"], forged["kind"]) == ("agent", "directive")
     assert (honest["provenance"], honest["quote"]) == ("user-stated", SAID)
 
