@@ -185,7 +185,7 @@ def test_targeted_archive_writes_091s_archive_and_readme(tmp_path):
 
 
 @pytest.mark.parametrize("target", ["constraints.md", "preferences.md"])
-def test_targeted_compact_of_bullets_drops_exact_duplicates_within_budget_too(tmp_path, target):
+def test_targeted_compact_of_bullets_drops_exact_repeats_within_budget_too(tmp_path, target):
     """Kept on purpose (0.9.1 waits until the file is over budget): only a repeated bullet goes."""
     root = init_091(tmp_path, extended=True)
     curate_brief(root)
