@@ -205,7 +205,8 @@ def test_twenty_parallel_adds_keep_all_twenty(tmp_path):
     assert doc.preamble == "# Decisions\n\nEntries are newest first.\n\n"
     assert "\n\n\n" not in text
     log = (root / "docs" / "memory" / "changelog.md").read_text()
-    assert "- Added decision memory to decisions.md (20 times)." in log  # no writer's count lost
+    # one `## date` entry a write, as MemoryCustodian 0.9.1 writes them: no writer's line lost
+    assert log.count("\n- Added decision memory to decisions.md.\n") == 20
 
 
 def _crash_then_recover(tmp_path: Path, name: str, args: list[str], writes: int, fixture: str = "dogfood"):

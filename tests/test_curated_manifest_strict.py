@@ -93,7 +93,7 @@ def test_malformed_module_metadata_is_refused_naming_the_line(project, meta, fau
     message = refused(project, line, fault, args=("--task", "implementation", "--path", "src/store/engine.py"))
     assert "write it as `  - " in message
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 2  # an unreadable manifest leaves the folder unusable
+    assert check.returncode == 1  # a problem check found (0.9.1's exit code); `read` is what refuses it
     assert f"manifest.md:{line}: problem: manifest-invalid: cannot read module metadata ({fault}" in check.stdout
 
 
@@ -146,7 +146,7 @@ def test_budget_notes_without_numbers_are_still_notes(project):
 def test_check_points_at_a_heading_that_nearly_names_a_routing_section(project):
     text = edit_manifest(project, "## Always load\n", "## Always load:\n")
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 2  # an unreadable manifest leaves the folder unusable
+    assert check.returncode == 1  # a problem check found (0.9.1's exit code); `read` is what refuses it
     assert (f"manifest.md:{line_of(text, '## Always load:')}: problem: manifest-section-missing: "
             "this heading is not `## Always load`") in check.stdout
 
@@ -174,14 +174,14 @@ def test_a_whole_manifest_without_routing_sections_is_refused(project, case):
 @pytest.mark.parametrize("text", ["", "# Memory\n", "# Memory\n\n## Always load:\n- brief.md\n"])
 def test_a_manifest_that_routes_nothing_is_an_error(project, text):
     """An empty or truncated manifest (a bad merge) over curated files is refused, naming what is
-    missing; `check` exits 2."""
+    missing; `check` exits 1."""
     manifest_path(project).write_text(text, encoding="utf-8")
     always = ("manifest.md:3: this heading is not `## Always load`" if "Always load:" in text
               else "no `## Always load` section, so no file is loaded for every task")
     proc = run_cli("read", "--task", "planning", "--project-root", str(project))
     assert proc.returncode == 2 and proc.stdout == "" and always in proc.stderr
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 2 and "no `## Load by task` section, so no task loads anything" in check.stdout
+    assert check.returncode == 1 and "no `## Load by task` section, so no task loads anything" in check.stdout
 
 
 @pytest.mark.parametrize("text", ["", "# Memory\n"])
@@ -242,6 +242,6 @@ def test_a_misspelt_heading_is_an_error_that_says_what_was_meant(project, old, n
     path = manifest_path(project)
     path.write_text(path.read_text().replace(old, new), encoding="utf-8")
     check = run_cli("check", "--project-root", str(project))
-    assert check.returncode == 2 and said in check.stdout
+    assert check.returncode == 1 and said in check.stdout
     read = run_cli("read", "--task", "implementation", "--project-root", str(project))
     assert read.returncode == 2 and read.stdout == "" and read.stderr.count("\n") == 1 and "manifest.md:" in read.stderr

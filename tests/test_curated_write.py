@@ -210,8 +210,8 @@ def test_forget_hard_leaves_no_trace_anywhere(tmp_path):
     for path in Path(tmp_path).rglob("*"):
         if path.is_file():
             assert topic.lower() not in path.read_text(encoding="utf-8", errors="replace").lower(), path
-    assert "Forgot a topic (hard)" in read(m, "changelog.md")
-    assert "## Tombstone: Forgotten topic (" in read(m, "do-not-use.md")
+    assert "- Completed hard forget operation." in read(m, "changelog.md")  # MemoryCustodian 0.9.1's words
+    assert "## Tombstone: Redacted user-requested removal\n" in read(m, "do-not-use.md")
     assert_golden("forget_hard_do-not-use.md", read(m, "do-not-use.md"))
 
 

@@ -23,7 +23,8 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
         echo(f"{'replaced' if result.applied else 'replace'} {path}"
              + ("  (has curated text that would be lost)" if path in result.overwrites and not result.applied else ""))
     if replace_existing and not result.applied:
-        echo("preview; nothing changed — rerun with --replace-existing --apply to overwrite these files")
+        echo("preview; nothing changed — rerun with --replace-existing --apply to overwrite these files"
+             if result.replaced else "nothing to replace: every file is a template already (ours or 0.9.1's)")
         return
     for path in result.repaired:
         echo(f"repaired {path}")
@@ -96,13 +97,6 @@ def check(project_root, memory_dir, privacy, fmt):
         problems, warnings = len(result.problems), len(result.findings) - len(result.problems)
         echo(f"{result.files_checked} files checked: {problems} problem{'s' if problems != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''}")
-    if result.broken:
-        from ..base.errors import InvalidInput
-
-        first = result.broken[0]
-        raise InvalidInput(f"{first.file}{f':{first.line}' if first.line else ''}: {first.code} — "
-                           f"{len(result.problems)} problem(s) found, {len(result.broken)} that leave the memory "
-                           "folder unusable; fix them and run check again")
     if not result.ok:
         raise ProblemsFound(f"{len(result.problems)} problem(s) found in {result.memory_dir}; fix them and run check again")
 

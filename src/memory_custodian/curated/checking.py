@@ -1,12 +1,13 @@
 """`check` (validate the whole curated folder, one finding a line) and `status` (one screen a person reads).
 
-Finding codes, problems that make the folder unusable as it stands (exit 2): manifest-invalid,
-manifest-section-missing, manifest-unknown-task-heading, manifest-task-unrouted, conflict-markers.
-Other problems (exit 1): core-missing, manifest-lookalike-heading, route-missing, route-escapes, index-missing, not-indexed, over-budget,
-oversized-entry, unclosed-fence, not-utf8, protocol-missing, protocol-unsupported,
-interrupted-write, uncurated-brief, long-entry. Warnings (reported, exit 0): unused-task-heading,
-duplicate-task-heading, manifest-ignored-line, manifest-unknown-section, cache-gitignore-missing,
-machine-specific-path.
+Both exit 1 on any problem they find and 0 otherwise, as MemoryCustodian 0.9.1's do; 2 is left for
+a folder they cannot read at all (a symlink loop, a permission). A missing memory folder is a
+ProblemsFound (exit 1). Problem codes: core-missing, manifest-invalid, manifest-section-missing,
+manifest-unknown-task-heading, manifest-task-unrouted, manifest-lookalike-heading, conflict-markers, route-missing, route-escapes,
+index-missing, not-indexed, over-budget, oversized-entry, unclosed-fence, not-utf8, protocol-missing,
+protocol-unsupported, interrupted-write, uncurated-brief, long-entry. Warnings (reported, exit 0):
+unused-task-heading, duplicate-task-heading, manifest-ignored-line, manifest-unknown-section,
+cache-gitignore-missing, machine-specific-path.
 """
 
 from __future__ import annotations
@@ -18,18 +19,13 @@ from ..base import fsutil
 from ..base.errors import CustodianError
 from ..base.records import Factory, Record
 from .write.entries import DECISION_ENTRY_BUDGET, long_decisions
-from .manifest.routing import CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, default_budget
+from .manifest.routing import (CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, budget_for,
+                               default_budget)
 from .pack.reading import readable_errors
-from .write.templates import CORE_FILES
+from .write.templates import CORE_FILES, brief_is_template
 
 PROBLEM, WARNING = "problem", "warning"
-BROKEN = ("manifest-invalid", "manifest-section-missing", "manifest-unknown-task-heading", "manifest-task-unrouted",
-          "conflict-markers")  # problem codes that make `check` exit 2
 SUPPORTED_PROTOCOLS = ("0.5",)
-_TEMPLATE_BRIEF_MARKERS = (
-    "Replace this paragraph with what the project is",
-    "This project uses MemoryCustodian to maintain local, plain-text project memory.",
-)
 
 
 class Finding(Record):
@@ -58,11 +54,6 @@ class CheckResult(Record):
     def ok(self) -> bool:
         return not self.problems
 
-    @property
-    def broken(self) -> list[Finding]:
-        """The problems that leave the folder unusable as it stands (exit 2)."""
-        return [f for f in self.problems if f.code in BROKEN]
-
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "ok": self.ok, "files_checked": self.files_checked,
                 "problems": len(self.problems), "warnings": len(self.findings) - len(self.problems),
@@ -83,22 +74,22 @@ def _shown(memory, memory_dir) -> str:
 @readable_errors
 def check_memory(memory) -> CheckResult:
     from ..base.fsutil import read_utf8
-    from ..base.project import require_memory_dir
     from .parse.conflicts import ADVICE, marker_line
     from .manifest.reader import parse_manifest
     from .parse.units import split_units
 
-    memory_dir = require_memory_dir(memory.memory_dir_str)
+    memory_dir = memory.memory_dir_str
     rel = _shown(memory, memory_dir)
     result = CheckResult(rel)
     add = result.findings.append
+    _require_folder(memory_dir)
 
     def f(name: str) -> str:
         return f"{rel}/{name}"
 
     for name in CORE_FILES:
         if not fsutil.is_file(os.path.join(memory_dir, name)):
-            add(Finding(PROBLEM, "core-missing", f(name), None, "core file is missing — run `memory-custodian init` to recreate it"))
+            add(Finding(PROBLEM, "core-missing", f(name), None, CORE_MISSING))
 
     texts: dict[str, str] = {}
     for name in _memory_files(memory_dir):
@@ -166,7 +157,7 @@ def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
             add(Finding(PROBLEM, "over-budget", f(name), packed.omitted[0].start_line + lead,
                         f"{_file_tokens(text)} tokens against a {budget}-token budget: "
                         f"{len(packed.omitted_entries)} entr{'y' if len(packed.omitted_entries) == 1 else 'ies'} from this line on would be omitted — "
-                        f"run `memory-custodian compact --target {name}` or raise the budget"))
+                        f"{compact_advice(name)}"))
         if name == "decisions.md":
             for heading, line, tokens in long_decisions(text):
                 add(Finding(PROBLEM, "long-entry", f(name), line, long_decision_message(heading, tokens)))
@@ -187,12 +178,24 @@ def _check_machine_paths(text: str | None, add, f) -> None:
                         "it in your own settings"))
 
 
+CORE_MISSING = "core file is missing — run `memory-custodian init` to recreate it"
+
+
+def compact_advice(name: str) -> str:
+    return f"run `memory-custodian compact --target {name}` or raise the budget"
+
+
+def _require_folder(memory_dir: str) -> None:
+    """No memory folder at all: 0.9.1's `check` and `status` say so and exit 1 (a finding, not bad input)."""
+    from ..base.errors import ProblemsFound
+
+    if not os.path.isdir(memory_dir):
+        raise ProblemsFound("no memory folder here — run {verb:init} first, or pass {field}", path=memory_dir,
+                            field="project_root")
+
+
 # MemoryCustodian 0.9.1 fails `check` and `status` on these two (exit 1); so do we
 UNCURATED_BRIEF = "brief.md is still the template; describe the project so every task starts from it"
-
-
-def brief_is_template(text: str | None) -> bool:
-    return text is not None and any(marker in text for marker in _TEMPLATE_BRIEF_MARKERS)
 
 
 def long_decision_message(heading: str, tokens: int) -> str:
@@ -295,8 +298,6 @@ class StatusResult(Record):
             budget = str(x.budget) if x.budget is not None else "-"
             flag = "  OVER BUDGET" if x.over_budget else ""
             out.append(f"{x.name.ljust(width)}  {x.tokens:>6}  {budget:>6}  {x.entries:>7}{flag}")
-        for name in self.missing_core:
-            out.append(f"{name.ljust(width)}  missing (core file) — run `memory-custodian init`")
         out.append(f"inbox: {self.inbox_items} candidate{'s' if self.inbox_items != 1 else ''}"
                    f" · archive: {self.archive_files} file{'s' if self.archive_files != 1 else ''}")
         if self.ledger:
@@ -309,32 +310,63 @@ class StatusResult(Record):
 
 @readable_errors
 def status_memory(memory) -> StatusResult:
+    """The folder's files against their budgets. `problems` are what make MemoryCustodian 0.9.1's
+    `status` exit 1: a missing core file, a core file, `preferences.md` or `changelog.md` over its
+    budget, the template brief, a decision over 120 tokens, a protocol newer than 0.5 or unreadable
+    (an older one only wants `migrate`), and a manifest that does not parse."""
     from ..base.fsutil import read_utf8
-    from ..base.project import require_memory_dir
-    from ..base.tokens import estimate_tokens
     from .manifest.reader import parse_manifest
+
+    memory_dir = memory.memory_dir_str
+    rel = _shown(memory, memory_dir)
+    _require_folder(memory_dir)
+    problems: list[str] = []
+    manifest: Manifest | None = None
+    version: str | None = None
+    manifest_path = os.path.join(memory_dir, "manifest.md")
+    if fsutil.is_file(manifest_path):
+        try:
+            manifest = parse_manifest(read_utf8(manifest_path), manifest_path)
+        except CustodianError as exc:
+            problems.append(f"manifest.md{f':{exc.line}' if exc.line else ''}: {exc.message}")
+        else:
+            version = manifest.metadata.get("protocol_version")
+            problems.extend(_protocol_problems(version))
+    files, inbox_items, archive = _file_statuses(memory_dir, manifest, problems)
+    missing = [n for n in CORE_FILES if not fsutil.is_file(os.path.join(memory_dir, n))]
+    problems.extend(f"{name}: {CORE_MISSING}" for name in missing)
+    return StatusResult(rel, version, files, inbox_items, archive, missing, problems,
+                        _ledger_status(memory, memory_dir))
+
+
+# the files whose budget 0.9.1's `status` holds them to (rules, profiles and areas only `check` does)
+_STATUS_BUDGETED = (*CORE_FILES, "preferences.md", "changelog.md")
+
+
+def _file_statuses(memory_dir, manifest: Manifest | None, problems: list[str]) -> tuple[list, int, int]:
+    """(a FileStatus a file, inbox candidates, archive files); budget and entry problems go to `problems`."""
+    from ..base.fsutil import read_utf8
+    from ..base.tokens import estimate_tokens
     from .parse.units import split_units
 
-    memory_dir = require_memory_dir(memory.memory_dir_str)
-    manifest_path = os.path.join(memory_dir, "manifest.md")
-    manifest = parse_manifest(read_utf8(manifest_path), manifest_path)
     files = []
-    archive = 0
-    inbox_items = 0
-    problems: list[str] = []
+    archive = inbox_items = 0
     for name in _memory_files(memory_dir):
         if name.startswith("archive/"):
             archive += name != "archive/README.md"
             continue
         if name.endswith("README.md") or name == "MEMORY.md":
-            continue  # the mirror is the ledger's, generated: it is reported with the ledger below
+            continue  # the mirror is the ledger's, generated: it is reported with the ledger
         text = read_utf8(os.path.join(memory_dir, name))
         document = split_units(text.strip())
         tokens = estimate_tokens(text.strip())
-        budget = manifest.budget_for(name)
+        budget = budget_for(name, manifest)
         entries = len(document.units) if document.mode in ("section", "bullet") and name != "manifest.md" else 0
+        over = budget is not None and tokens > budget
         if name == "brief.md" and brief_is_template(text):
             problems.append(f"{name}: {UNCURATED_BRIEF}")
+        elif over and name in _STATUS_BUDGETED:
+            problems.append(f"{name}: {tokens} tokens, over its {budget}-token budget — {compact_advice(name)}")
         if name == "decisions.md":
             problems.extend(f"{name}:{line}: {long_decision_message(heading, tokens)}"
                             for heading, line, tokens in long_decisions(text))
@@ -342,11 +374,25 @@ def status_memory(memory) -> StatusResult:
             from .parse.bullets import split_items
 
             inbox_items = len(split_items(text)[1])  # `*` and `+` items too, as 0.9.1 counts them
-        files.append(FileStatus(name, tokens, budget, entries, document.mode,
-                                budget is not None and tokens > budget))
-    missing = [n for n in CORE_FILES if not fsutil.is_file(os.path.join(memory_dir, n))]
-    return StatusResult(_shown(memory, memory_dir), manifest.metadata.get("protocol_version"),
-                        files, inbox_items, archive, missing, problems, _ledger_status(memory, memory_dir))
+        files.append(FileStatus(name, tokens, budget, entries, document.mode, over))
+    return files, inbox_items, archive
+
+
+def _protocol_problems(version: str | None) -> list[str]:
+    """A protocol newer than this build reads, or not a version at all: 0.9.1's `status` exits 1 on both."""
+    if version is None:
+        return []
+    parts = version.strip().split(".")
+    if not all(part.isdigit() for part in parts):
+        return [f"manifest.md: protocol_version {version!r} is not a version number — set it to "
+                f"{SUPPORTED_PROTOCOLS[-1]}"]
+    newest = tuple(int(part) for part in SUPPORTED_PROTOCOLS[-1].split("."))
+    ours = tuple(int(part) for part in parts)
+    width = max(len(ours), len(newest))
+    if ours + (0,) * (width - len(ours)) > newest + (0,) * (width - len(newest)):
+        return [f"manifest.md: protocol_version {version} is newer than this build reads ({SUPPORTED_PROTOCOLS[-1]}) "
+                "— update memory-custodian"]
+    return []
 
 
 def _ledger_status(memory, memory_dir) -> dict | None:

@@ -31,15 +31,15 @@ NONE_ENABLED = "- None enabled."
 
 
 def default_trigger(module: str) -> str:
+    """The index description of a new module: 0.9.1's, for the usual names and for any other."""
     if module in DEFAULT_TRIGGERS:
         return DEFAULT_TRIGGERS[module]
-    folder, _, file = module.partition("/")
-    title = file[:-3].replace("-", " ").replace("_", " ")
+    folder = module.partition("/")[0]
     if folder == "rules":
-        return f"Load when the task clearly needs the {title} rules."
+        return "Load when this task-specific rule clearly matches the current task."
     if folder == "profiles":
-        return f"Load for {title} workflow tasks."
-    return f"Load when touching the {title} area."
+        return "Load when this workflow clearly matches the current task or the user explicitly requests it."
+    return "Load when touched files or task scope clearly match this area or the user explicitly requests it."
 
 
 def _lines(text: str) -> list[str]:

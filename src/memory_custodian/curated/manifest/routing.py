@@ -204,6 +204,12 @@ class Manifest(Record):
                 seen.required = True
         return list(merged.values())
 
+    def unrouted_tasks(self) -> list[str]:
+        """The canonical tasks (general aside) no `### ` heading serves, when there is a `## Load by task`."""
+        if "load by task" not in {name for name, _ in self.sections}:
+            return []
+        return [task for task in CANONICAL_TASKS[1:] if self.task_section(task) is None]
+
     def all_routed_modules(self) -> list[str]:
         names = [r.module for r in self.always]
         for section in self.task_sections:
@@ -269,11 +275,14 @@ class Manifest(Record):
         return out
 
 
-def manifest_errors(manifest: Manifest, curated: list[str]) -> list[tuple[str, int | None, str]]:
+def manifest_errors(manifest: Manifest, curated: list[str],
+                    task: str | None = None) -> list[tuple[str, int | None, str]]:
     """(code, line, message) for each manifest mistake that silently drops routes, as MemoryCustodian 0.9.1
     refuses them: an unknown `### ` task heading (with a "did you mean"), a task no heading serves,
     a missing or misspelt routing section. `curated` names the folder's curated files: a manifest
-    without routing sections is no error while the brief is the only one (a ledger-only project)."""
+    without routing sections is no error while the brief is the only one (a ledger-only project).
+    With `task` (a canonical task: what `read` serves) only that task's missing heading is an error,
+    as 0.9.1's `read` judges only the route it loads; the others are `Manifest.unrouted_tasks()`."""
     errors: list[tuple[str, int | None, str]] = []
     missing = manifest.missing_sections()
     if missing and len(missing) == len(ROUTING_SECTIONS) and all(line is None for _, line, _ in missing) \
@@ -288,12 +297,12 @@ def manifest_errors(manifest: Manifest, curated: list[str]) -> list[tuple[str, i
                     f"name one of the tasks ({', '.join(TASK_KEYWORDS_SHOWN)})")
             errors.append(("manifest-unknown-task-heading", section.line, f"`### {section.heading}` under `## Load by task` matches no task, so its "
                                          f"routes never load — {hint}"))
-    if "load by task" in {name for name, _ in manifest.sections}:
-        for task in CANONICAL_TASKS[1:]:
-            if manifest.task_section(task) is None:
-                errors.append(("manifest-task-unrouted", None, f"no `### ` heading under `## Load by task` serves the {task} task, so it "
-                                     f"loads only the always-load files — add `### {TASK_HEADINGS[task]}` with its "
-                                     "routes (`memory-custodian migrate` adds the default ones)"))
+    for unrouted in manifest.unrouted_tasks():
+        if task is None or unrouted == task:
+            errors.append(("manifest-task-unrouted", None,
+                           f"no `### ` heading under `## Load by task` serves the {unrouted} task, so it loads only "
+                           f"the always-load files — add `### {TASK_HEADINGS[unrouted]}` with its routes "
+                           "(`memory-custodian migrate` adds the default ones)"))
     return errors
 
 

@@ -106,7 +106,7 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     try:
         manifest = load_manifest(memory_dir)
         section = manifest.task_section(canonical)
-        warnings = _manifest_warnings(manifest, memory_dir, canonical, section, fail_open, problems)
+        warnings = _manifest_warnings(manifest, memory_dir, canonical, section, fail_open, problems, terms)
         modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
         omissions = _load(manifest, memory_dir, modules, warnings, problems if fail_open else None)
     except (CustodianError, OSError) as exc:
@@ -170,19 +170,25 @@ def _directives_without_index(memory, budgets: dict, exc: Exception, was_cold: b
 
 
 def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, section, fail_open: bool,
-                       problems: list) -> list[str]:
+                       problems: list, terms=None) -> list[str]:
     """What `read` must say about the manifest itself: look-alike or missing sections, a half-applied
     write, a task without a heading. A manifest error (`routing.manifest_errors`) is raised, or with
     `fail_open` named in `problems` while the routes that parsed still load."""
     from ..manifest.routing import manifest_errors
 
-    errors = manifest_errors(manifest, curated_files(memory_dir))
+    errors = manifest_errors(manifest, curated_files(memory_dir), task=canonical)
     if errors and not fail_open:
         _, line, message = errors[0]
         more = f" (and {len(errors) - 1} more — `memory-custodian check` lists them)" if len(errors) > 1 else ""
         raise InvalidInput(message + more, path=manifest.path, line=line)
     problems.extend(f"manifest.md:{line}: {message}" if line else f"manifest.md: {message}" for _, line, message in errors)
     warnings: list[str] = []
+    others = [task for task in manifest.unrouted_tasks() if task != canonical]
+    if others:  # this task's route is whole; the pack still says what the manifest leaves unrouted
+        warnings.append((terms or LIBRARY_TERMS).phrase(
+            f"the manifest has no `### ` heading under `## Load by task` for {', '.join(others)}: this pack serves "
+            f"{canonical} in full, but {'that task is' if len(others) == 1 else 'those tasks are'} refused — "
+            "{verb:check} lists them, {verb:migrate} adds the default routes"))
     for line, heading, known, odd in manifest.lookalikes:
         warnings.append(f"manifest.md:{line}: `## {heading}` only looks like a `## {known}` heading (it contains "
                         f"{odd}), so it is ignored — run `memory-custodian check`")

@@ -14,7 +14,7 @@ from . import entries
 from .enable import module_edits
 from .entries import (
     AREA_SCOPED_TYPES, DECISION_ENTRY_BUDGET, FOLDERS, NO_CANDIDATES, TARGETS, TYPES, append_bullet, bullet_entry,
-    decision_entry, module_template, prepend_dated_item, prepend_entry, safe_name, tombstone_entry,
+    decision_entry, module_template, prepend_dated_section, prepend_entry, safe_name, tombstone_entry,
 )
 from ..manifest.reader import parse_manifest
 from .plans import Plan, PlanResult, Reader
@@ -85,6 +85,7 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
                area: str | None, allow_long: bool, date: str, memory_rel: str, title: str | None = None) -> Plan:
     if not text or not text.strip():
         raise InvalidInput("add needs the entry TEXT; it is empty")
+    spelled = kind  # the changelog line names the type as the caller spelled it, as 0.9.1's does
     kind = "tombstone" if kind == "do-not-use" else kind  # MemoryCustodian's alias
     target = resolve_target(kind, name, area)
     reasons = _checked_inputs(text, kind, reasons, scope)
@@ -116,7 +117,7 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
                 lines.append(f"manifest.md: index {target}")
         changelog = reader.read("changelog.md")
         if changelog is not None and target != "changelog.md":
-            out["changelog.md"] = entries.changelog_add(changelog, f"Added {kind} memory to {target}.", date)
+            out["changelog.md"] = entries.changelog_add(changelog, f"Added {spelled} memory to {target}.", date)
     info, warnings = _budget_report(target, new, manifest.budget_for(target))
     return Plan(
         command="add",
@@ -161,7 +162,7 @@ def _entry_for(kind: str, text: str, reasons: list[str], scope: str | None, date
         raise InvalidInput("{field} names a decision's or tombstone's heading; other entries are one bullet "
                            "with no heading" if title.strip() else "{field} is empty", field="title")
     if kind == "tombstone":
-        return tombstone_entry(text, reasons, scope, title)
+        return tombstone_entry(text, reasons, scope, date, title)
     if kind != "decision":
         return bullet_entry(text)
     entry = decision_entry(text, reasons, scope, date, title)
@@ -179,7 +180,7 @@ def _with_entry(base: str, kind: str, entry: str, text: str, date: str) -> str:
     if kind in ("decision", "tombstone"):
         return prepend_entry(base, entry)
     if kind == "inbox":
-        return prepend_dated_item(base, date, text.strip(), drop_line=NO_CANDIDATES)
+        return prepend_dated_section(base, date, text.strip(), drop_line=NO_CANDIDATES)
     return append_bullet(base, entry)
 
 

@@ -1,8 +1,9 @@
 """`compact`: the mechanical part of memory maintenance, never the semantic part.
 
 What a program can decide safely it does: drop exact duplicate bullets and inbox items, drop inbox
-items a tombstone already rules out, and (only with `--archive-oldest`) move the oldest complete
-entries of an over-budget decisions or changelog file to `archive/<file>-<date>.md`. What needs
+items a tombstone already rules out, and (only as `--target`, decisions only with `--archive-oldest`,
+as in MemoryCustodian 0.9.1) move the oldest complete entries of an over-budget decisions or
+changelog file to `archive/<file>-<date>.md`. What needs
 judgment it lists: the remaining inbox candidates, and which entries an archive would move.
 One pass over each file, so 4,000 decisions compact in milliseconds.
 """
@@ -139,6 +140,9 @@ def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, 
             changelog = changelog_add(changelog, message, date)
         out["changelog.md"] = changelog
         lines.append("changelog.md: record the compaction")
+    if archive_oldest and target is None:
+        lines.append("note: archiving the oldest entries needs one target file (decisions.md or changelog.md), as "
+                     "in MemoryCustodian 0.9.1; this compact archived nothing")
     if not any(v is not None for v in out.values()) and not lines:
         lines.append("nothing to compact")
     return Plan(
@@ -193,7 +197,7 @@ def _compact_inbox_file(work: Compaction, text: str, info: dict) -> None:
     if new != text:
         work.out["inbox.md"] = new
         work.changelog_messages.append(
-            f"Compacted inbox.md: dropped {len(dupes)} duplicate and {len(stoned)} tombstoned items.")
+            f"Cleaned inbox: removed {len(dupes)} exact duplicate(s) and {len(stoned)} exact tombstone match(es).")
 
 
 def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
@@ -210,14 +214,15 @@ def _archive_oldest(work: Compaction, rel: str, text: str, info: dict) -> None:
     kept, archived, total, doc = split_for_budget(text, budget)
     long_entries = _long_entries(rel, text, lines)
     info.update(tokens=total, budget=budget, archive_candidates=len(archived), long_entries=long_entries)
-    move = work.archive_oldest or (work.targeted and rel == "changelog.md")
+    # as in 0.9.1, only a targeted compact archives; untargeted, `--archive-oldest` changes nothing
+    move = work.targeted and (work.archive_oldest or rel == "changelog.md")
     if not archived:
         lines.append(f"{rel}: {total}/{budget} tokens; within budget" if total <= budget
                      else f"{rel}: {total}/{budget} tokens; over budget but nothing can be archived "
                           "(a single entry is larger than the budget) — shorten it by hand")
         return
     kept_long = [e for e in long_entries if e["line"] < archived[0].start_line]
-    if kept_long and (work.targeted or move):
+    if kept_long and work.targeted:
         work.refusals.append(f"{len(kept_long)} decision(s) that would stay are over {DECISION_ENTRY_BUDGET} "
                              "tokens; shorten them before archiving by age — nothing was changed")
     elif work.targeted and not move:
@@ -266,7 +271,7 @@ def _dedupe_file(work: Compaction, rel: str, text: str, info: dict) -> None:
     if dropped:
         work.out[rel] = new
         work.lines.append(f"{rel}: drop {len(dropped)} exact duplicate bullet(s)")
-        work.changelog_messages.append(f"Compacted {rel}: dropped {len(dropped)} duplicate bullets.")
+        work.changelog_messages.append(f"Compacted {rel}: removed {len(dropped)} duplicate bullet(s).")
     budget = work.manifest.budget_for(rel)
     tokens = estimate_tokens(new)
     if budget is not None and tokens > budget:

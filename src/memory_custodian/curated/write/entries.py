@@ -69,11 +69,10 @@ HEADING_MAX = 72
 
 
 def title_of(message: str) -> str:
-    """An entry's heading from its text: the first 72 characters, cut at a word boundary with "…"."""
-    from ...base.tokens import cut_words
-
+    """An entry's heading from its text, as MemoryCustodian 0.9.1 takes it: the whitespace-collapsed
+    text, its first 72 characters (the entry's body keeps the whole text)."""
     clean = " ".join(message.strip().split())
-    return cut_words(clean, HEADING_MAX) if clean else "Untitled memory"
+    return clean[:HEADING_MAX] if clean else "Untitled memory"
 
 
 def long_decisions(text: str) -> list[tuple[str, int, int]]:
@@ -103,19 +102,30 @@ def _reason_lines(reasons: list[str]) -> list[str]:
 
 
 def decision_entry(message: str, reasons: list[str], scope: str | None, date: str, title: str | None = None) -> str:
-    lines = [f"## {date} - {title_of(title or message)}", "Decision:", message.strip()]
+    lines = ["Decision:", message.strip()]
     lines += _reason_lines(reasons)
     if scope:
         lines += ["Scope:", scope.strip()]
-    return _block(lines)
+    return f"## {date} - {title_of(title or message)}\n" + _block(lines)
 
 
-def tombstone_entry(message: str, reasons: list[str], scope: str | None, title: str | None = None) -> str:
-    lines = [f"## Tombstone: {title_of(title or message)}", message.strip()]
-    lines += _reason_lines(reasons)
+TOMBSTONE_GUARD = "Do not reintroduce unless the user explicitly reverses this."
+TOMBSTONE_NO_REASON = "Added as a rejected or guarded topic."
+
+
+def tombstone_entry(message: str, reasons: list[str], scope: str | None, date: str, title: str | None = None) -> str:
+    """`## Tombstone: TEXT` and 0.9.1's guard line (`Do not reintroduce … Reason: … Date: ….`).
+
+    The text is the heading, as 0.9.1 writes it; when the heading cannot hold all of it (a title
+    was given, or the text is longer than a heading or spans lines) the text is also the first line
+    of the body, which 0.9.1 would have dropped."""
+    fits = title is None and "\n" not in message.strip() and len(" ".join(message.split())) <= HEADING_MAX
+    body = [] if fits else [message.strip()]
+    why = "; ".join(r.strip() for r in reasons if r and r.strip()) or TOMBSTONE_NO_REASON
+    lines = [*body, f"{TOMBSTONE_GUARD} Reason: {why} Date: {date}."]
     if scope:
         lines += ["Scope:", scope.strip()]
-    return _block(lines)
+    return f"## Tombstone: {title_of(title or message)}\n" + _block(lines)
 
 
 def bullet_entry(message: str) -> str:
@@ -163,7 +173,10 @@ def prepend_dated_item(text: str, date: str, item: str, *, drop_line: str | None
 
 
 def append_bullet(text: str, bullet: str) -> str:
-    """Add a bullet at the end of the file's list, replacing a template placeholder bullet."""
+    """Add a bullet at the end of the file's list, replacing a template placeholder bullet.
+
+    Separated by a blank line, as MemoryCustodian 0.9.1 appends, unless the list already ends in
+    two bullets on consecutive lines: a tight list stays tight."""
     lines = text.splitlines()
     for index, line in enumerate(lines):
         if line.strip() in PLACEHOLDER_BULLETS:
@@ -172,45 +185,30 @@ def append_bullet(text: str, bullet: str) -> str:
     stripped = text.rstrip()
     if not stripped:
         return bullet + "\n"
-    last = stripped.splitlines()[-1]
-    glue = "\n" if last.startswith("- ") or last.startswith("  ") else "\n\n"
-    return stripped + glue + bullet + "\n"
+    tail = stripped.splitlines()[-2:]
+    tight = len(tail) == 2 and all(line[:1] in ("-", "*", "+", " ") and line.strip() for line in tail)
+    return stripped + ("\n" if tight else "\n\n") + bullet + "\n"
+
+
+def prepend_dated_section(text: str, date: str, item: str, *, drop_line: str | None = None) -> str:
+    """A new `## date` section with one item, newest first, as 0.9.1 writes inbox items and changelog
+    lines: every write its own section, even on a day that already has one. An inbox of undated
+    items (no `## ` sections) gets the item dated inline instead, so the old items keep no date."""
+    if drop_line:
+        text = _drop_lines(text, drop_line)
+    if split_units(text).mode == "bullet":
+        return prepend_dated_item(text, date, item)
+    return prepend_entry(text, f"## {date}\n{bullet_entry(item)}")
 
 
 def changelog_add(text: str | None, message: str, date: str) -> str | None:
-    """The changelog with `message` recorded today, or None when the changelog is not enabled.
-
-    A message today's entry already holds is counted, not repeated (`… (3 times).`, moved to the
-    top): a busy day of writes repeats a few messages, and one day's entry must stay within the
-    file's budget, or `check` fails on an entry the tool wrote itself.
-    """
+    """The changelog with `message` recorded today, or None when the changelog is not enabled."""
     if text is None:
         return None
-    base = message.strip().rstrip(".")
-    doc = split_units(text)
-    if "\n" not in base and doc.mode == "section" and doc.units and doc.units[0].heading == date:
-        first = doc.units[0]
-        lines = first.text.split("\n")
-        said = re.compile(rf"- {re.escape(base)}(?: \((\d+) times\))?\.?")
-        for at, line in enumerate(lines[1:], 1):
-            seen = said.fullmatch(line.rstrip())
-            if seen:
-                message = f"{base} ({int(seen.group(1) or 1) + 1} times)."
-                rest = text[len(doc.preamble) + len(first.text):]
-                text = doc.preamble + "\n".join(lines[:at] + lines[at + 1:]) + rest
-                break
-    return prepend_dated_item(text, date, message)
+    return prepend_dated_section(text, date, message)
 
 
 # ---- templates -------------------------------------------------------------------------------
-
-# A core file someone deleted comes back empty, not with init's example entry.
-_EMPTY_CORE = {
-    "decisions.md": "# Decisions\n\nEntries are newest first.\n",
-    "constraints.md": "# Constraints\n",
-    "do-not-use.md": "# Do Not Use / Tombstones\n\nTombstones are newest first.\n",
-}
-
 
 def _title_case(name: str) -> str:
     return name.replace("-", " ").replace("_", " ").title()
@@ -222,18 +220,18 @@ def module_template(rel: str, date: str, memory_dir: str = "docs/memory") -> str
 
     folder, _, file = rel.partition("/")
     name = file[:-3] if file.endswith(".md") else file
-    if rel in _EMPTY_CORE:
-        return _EMPTY_CORE[rel]
+    if rel in templates.EMPTY_CORE:  # a core file someone deleted comes back empty, not with init's example
+        return templates.EMPTY_CORE[rel]
     if rel in templates.FILES and rel != "manifest.md":
         return templates.FILES[rel].format(date=date, memory_dir=memory_dir, package_version="", protocol_version="")
+    # MemoryCustodian 0.9.1's wording (MIT; see tests/fixtures/memorycustodian/), so `enable` and
+    # `add` write into a 0.9.1 folder what 0.9.1 itself would
     if folder == "rules":
-        return (f"# Rule: {_title_case(name)}\n\nUse this file for task-specific rules. Keep it short and operational.\n\n"
-                "## Rules\n- Add rules that should apply only when this task type is relevant.\n")
+        return (f"# Rule: {_title_case(name)}\n\n"
+                "Rules here apply only when this task type is relevant. Keep them short and operational.\n")
     if folder == "profiles":
-        return (f"# Profile: {_title_case(name)}\n\nUse this file for workflow-specific memory. "
-                "Keep workflow rules separate from core project memory.\n\n"
-                "## Rules\n- Add workflow rules that should apply only when this profile is relevant.\n")
+        return f"# Profile: {_title_case(name)}\n\nRules here apply only when this workflow profile is relevant.\n"
     if folder == "areas":
-        return (f"# Area: {_title_case(name)}\n\nUse this file for area-specific memory in a large repo or monorepo.\n\n"
-                "## Context\n- Add durable context that should load only when this area is touched.\n")
+        return (f"# Area: {_title_case(name)}\n\n"
+                "Memory here applies only when touched files or task scope match this area.\n")
     raise InvalidInput(f"no template for {rel}")

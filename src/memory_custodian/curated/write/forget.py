@@ -150,15 +150,17 @@ def _count_ledger_mentions(memory_dir, pattern) -> int:
 
 
 def soft_tombstone(topic: str, date: str) -> str:
-    clean = title_of(topic)
-    return (f"## Tombstone: {clean}\n"
-            f"Forgotten on {date}. Do not reintroduce {clean} unless the user explicitly asks for it again.")
+    """MemoryCustodian 0.9.1's soft tombstone: it names the topic, so nothing brings it back unasked."""
+    return (f"## Tombstone: {' '.join(topic.split())}\n"
+            "Do not reintroduce unless the user explicitly reverses this. Reason: the user asked MemoryCustodian "
+            f"to forget this topic. Mode: soft. Date: {date}.")
 
 
-def hard_tombstone(date: str) -> str:
-    return (f"## Tombstone: Forgotten topic ({date})\n"
-            "A topic was removed from memory at the user's request. Do not reintroduce it or ask about it "
-            "unless the user raises it again.")
+def hard_tombstone() -> str:
+    """MemoryCustodian 0.9.1's hard tombstone: the same words whatever was removed, so it names nothing."""
+    return ("## Tombstone: Redacted user-requested removal\n"
+            "A user-requested topic was removed in hard mode. Do not reconstruct removed content from prior context "
+            "unless the user explicitly reverses this request.")
 
 
 class ForgetResult(PlanResult):
@@ -182,7 +184,10 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
     manifest_text = reader.read("manifest.md")
     hit = pattern.search(manifest_text or "")
     blocked = [Blocked("manifest.md", _line_of(manifest_text, hit.start()), "the manifest")] if hit else []
-    results = _matching_files(memory_dir, reader, pattern, include_archive=(mode == "purge"), blocked=blocked)
+    # a soft forget keeps the topic in do-not-use.md by design (its tombstone names it), so as in
+    # 0.9.1 it neither scans nor changes the tombstones already there
+    results = _matching_files(memory_dir, reader, pattern, include_archive=(mode == "purge"), blocked=blocked,
+                              skip=("do-not-use.md",) if mode == "soft" else ())
     if blocked:
         return _blocked_plan(mode, reader, blocked)
     removed = sum(len(r.removals) for r in results)
@@ -190,8 +195,8 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
     archive_mentions = 0 if mode == "purge" else _archive_mentions(memory_dir, reader, pattern)
     lines = [f"{res.path}: remove {_where(rm)}" + ("" if private else f": {rm.heading}")
              for res in results for rm in res.removals]
-    if removed:
-        lines.extend(_tombstone_and_changelog(reader, by_path, topic, mode, date, removed, len(results)))
+    if removed or mode == "soft":  # a soft forget of a topic nothing mentions still guards it, as 0.9.1's does
+        lines.extend(_tombstone_and_changelog(reader, by_path, topic, mode, date))
     if private:
         # the plan must leave no trace of the topic in what it writes
         for rel, new in by_path.items():
@@ -219,7 +224,8 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
         },
     )
     if not removed:
-        plan.lines.append("nothing matches; nothing to forget")
+        plan.lines.append("no entry mentions the topic" + ("; the tombstone guards it from now on" if mode == "soft"
+                                                           else "; nothing to forget"))
     return plan
 
 
@@ -243,10 +249,10 @@ def _blocked_plan(mode: str, reader: Reader, blocked: list) -> Plan:
 
 
 def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_archive: bool,
-                    blocked: list) -> list[FileResult]:
+                    blocked: list, skip: tuple[str, ...] = ()) -> list[FileResult]:
     results = []
     for rel in curated_files(memory_dir, include_archive=include_archive):
-        text = reader.read(rel)
+        text = None if rel in skip else reader.read(rel)
         if text is None:
             continue
         try:
@@ -275,9 +281,9 @@ def _removal_dict(rm: Removal, private: bool) -> dict:
     return out
 
 
-def _tombstone_and_changelog(reader: Reader, by_path: dict, topic: str, mode: str, date: str, removed: int,
-                             files_n: int) -> list[str]:
-    """Add the tombstone (soft, hard) and the changelog item to `by_path`; returns their preview lines."""
+def _tombstone_and_changelog(reader: Reader, by_path: dict, topic: str, mode: str, date: str) -> list[str]:
+    """Add the tombstone (soft, hard) and the changelog item, in MemoryCustodian 0.9.1's words, to
+    `by_path`; returns their preview lines."""
     private = mode != "soft"
     lines = []
     if mode in ("soft", "hard"):
@@ -285,18 +291,15 @@ def _tombstone_and_changelog(reader: Reader, by_path: dict, topic: str, mode: st
         base = by_path.get(tomb_rel, reader.read(tomb_rel))
         if base is None:
             base = module_template(tomb_rel, date)
-        stone = soft_tombstone(topic, date) if mode == "soft" else hard_tombstone(date)
+        stone = soft_tombstone(topic, date) if mode == "soft" else hard_tombstone()
         if stone not in base:
             by_path[tomb_rel] = prepend_entry(base, stone)
             lines.append(f"{tomb_rel}: add a tombstone" + ("" if private else f": {title_of(topic)}")
                          + (" that does not name the topic" if private else ""))
     changelog = by_path.get("changelog.md", reader.read("changelog.md"))
     if changelog is not None:
-        message = {
-            "soft": f"Forgot {title_of(topic)} (soft): removed {removed} entries from {files_n} files; left a tombstone.",
-            "hard": f"Forgot a topic (hard): removed {removed} entries from {files_n} files; left a generic tombstone.",
-            "purge": f"Purged a topic: removed {removed} entries from {files_n} files, archive included; no tombstone kept.",
-        }[mode]
+        shown = " ".join(topic.split())
+        message = f"Forgot topic '{shown}' with mode soft." if mode == "soft" else f"Completed {mode} forget operation."
         by_path["changelog.md"] = changelog_add(changelog, message, date)
         lines.append("changelog.md: record the change" + ("" if private else f": {message}"))
     return lines

@@ -180,7 +180,8 @@ def _repaired_manifest(memory_dir: str) -> str | None:
 
 
 def _replacement(memory_dir: str, names: list[str], today: str, rel: str, result: InitResult) -> list:
-    """The changes that put init's template over every existing file; fills `replaced` and `overwrites`."""
+    """The changes that put init's template over every existing file that is not a template already;
+    fills `replaced` and `overwrites`."""
     from ..manifest import index_edit
     from ..parse.files import curated_files
     from .plans import Reader
@@ -196,8 +197,8 @@ def _replacement(memory_dir: str, names: list[str], today: str, rel: str, result
             for module in curated_files(memory_dir, include_archive=False):
                 if module.split("/", 1)[0] in ("rules", "profiles", "areas") and not module.endswith("README.md"):
                     rendered = index_edit.index_entry(rendered, module)
-        if current == rendered:
-            continue
+        if current == rendered or templates.is_091_template(name, current):
+            continue  # already a template (ours, or MemoryCustodian 0.9.1's): as 0.9.1, nothing to replace
         changes.append(reader.change(name, rendered))
         result.replaced.append(f"{rel}/{name}")
         if not _looks_generated(name, current, today, rel):

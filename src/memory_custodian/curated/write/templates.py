@@ -151,30 +151,44 @@ No unprocessed memory candidates.
 
 Soft user or project preferences go here. Hard requirements belong in `constraints.md`.
 """,
+    # the optional files in MemoryCustodian 0.9.1's wording (MIT; see tests/fixtures/memorycustodian/)
     "changelog.md": """\
 # Memory Changelog
 
 Entries are newest first.
 
 ## {date}
-- Enabled the memory changelog.
+- Enabled MemoryCustodian changelog.
 """,
     "rules/README.md": """\
 # Memory Rules
 
-Task-specific rules, one file per rule type (`output.md`, `code-style.md`, `review.md`).
-List a rule in the manifest's module index to enable it.
+Task-specific rules go here. Create one file per rule type, such as:
+- `output.md`
+- `code-style.md`
+- `safety.md`
+- `review.md`
+
+Load a rule file only when the current task clearly matches it.
 """,
     "profiles/README.md": """\
 # Memory Profiles
 
-Workflow-specific profiles, one file per workflow (`git.md`, `release.md`, `docs.md`).
-List a profile in the manifest's module index to enable it.
+Workflow-specific profiles go here. Create one file per workflow, such as:
+- `git.md`
+- `docs.md`
+- `release.md`
+- `tickets.md`
+- `research.md`
+
+Load a profile file only when the current task clearly matches it.
 """,
     "archive/README.md": """\
 # Memory Archive
 
-Old memory moved out of the active files. Never loaded unless explicitly requested.
+Old or raw memory material may be archived here.
+
+Do not load archive files unless the user explicitly asks or the task is memory maintenance.
 """,
 }
 
@@ -185,3 +199,52 @@ def render(name: str, *, date: str, memory_dir: str) -> str:
     return FILES[name].format(
         date=date, memory_dir=memory_dir, package_version=__version__, protocol_version=PROTOCOL_VERSION
     )
+
+
+# What our manifest template adds to MemoryCustodian 0.9.1's; without these lines, and whatever
+# versions its protocol section names, a manifest is the template 0.9.1's `init` writes.
+OWN_MANIFEST_LINES = (
+    "An area entry may carry a nested `paths:` line of globs; it then loads whenever a touched path matches.",
+    "- ledger directives: 800 tokens max",
+    "- ledger gotchas: 400 tokens max",
+    "- ledger recall: 300 tokens max",
+)
+# The lines that mark a brief as a template: 0.9.1's three `TODO:` lines, ours, and the sentence
+# of MemoryCustodian's brief before 0.7.
+TEMPLATE_BRIEF_MARKERS = (
+    "TODO: Describe what this project does and who it serves.",
+    "TODO: Describe the current product or engineering priorities.",
+    "TODO: Name the runtime, architecture, and external boundaries that matter across tasks.",
+    "Replace this paragraph with what the project is",
+    "This project uses MemoryCustodian to maintain local, plain-text project memory.",
+)
+# 0.9.1's core files as its `init` writes them, where they differ from ours (no example entry)
+EMPTY_CORE = {
+    "decisions.md": "# Decisions\n\nEntries are newest first.\n",
+    "constraints.md": "# Constraints\n",
+    "do-not-use.md": "# Do Not Use / Tombstones\n\nTombstones are newest first.\n",
+}
+
+
+def brief_is_template(text: str | None) -> bool:
+    return text is not None and any(marker in text for marker in TEMPLATE_BRIEF_MARKERS)
+
+
+def is_091_template(name: str, text: str) -> bool:
+    """Whether `text` is what MemoryCustodian 0.9.1's `init` writes for `name` (any version, any day)."""
+    import re
+
+    if name == "brief.md":
+        return text.startswith("# Project Brief") and text.count("TODO:") >= 3
+    if name in EMPTY_CORE:
+        return text.strip() == EMPTY_CORE[name].strip()
+    if name == "manifest.md":
+        ours = [line for line in FILES["manifest.md"].split("\n") if line not in OWN_MANIFEST_LINES]
+        versioned = re.compile(r"^(- (?:initialized_with|last_migrated_with): memory-custodian) \S+$")
+        theirs = [versioned.sub(r"\1 {package_version}", line) for line in text.strip().split("\n")]
+        theirs = [line.replace("- protocol_version: 0.5", "- protocol_version: {protocol_version}") for line in theirs]
+        return theirs == "\n".join(ours).strip().split("\n")
+    if name in FILES:
+        dated = re.sub(r"\d{4}-\d{2}-\d{2}", "{date}", text.strip())
+        return dated == FILES[name].strip()
+    return False
