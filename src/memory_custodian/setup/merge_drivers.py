@@ -20,6 +20,8 @@ import sys
 from ..curated.write.initializing import CURATED_DRIVER as CURATED
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
 
+from .gitrepo import git, git_dir  # noqa: F401  (callers import them from here too)
+
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
                 MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger"}
 DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror"}
@@ -30,25 +32,6 @@ def driver_command(launcher, kind: str) -> str:
     return launcher.command(["merge-driver", kind]) + " %O %A %B %P"
 
 
-def git(root: str, *args: str, check: bool = True, text: bool = True):
-    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=text)
-    if check and proc.returncode != 0:
-        from ..base.errors import Corrupt
-
-        err = proc.stderr.decode("utf-8", "replace") if isinstance(proc.stderr, bytes) else proc.stderr
-        raise Corrupt(f"`git {' '.join(args)}` failed: {' '.join(err.split())[:200]}")
-    return proc
-
-
-def git_dir(root: str) -> str | None:
-    """The repository's git folder, or None outside a repository (or without git installed)."""
-    try:
-        proc = git(root, "rev-parse", "--absolute-git-dir", check=False)
-    except FileNotFoundError:
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
-
-
 def register(root: str, launcher=None) -> str:
     """Write (or update) the drivers in the repository's config; what was done, as one word."""
     if git_dir(root) is None:
@@ -56,7 +39,9 @@ def register(root: str, launcher=None) -> str:
     from ..base.launcher import current_launcher
 
     launcher = launcher or current_launcher()
-    changed = False
+    from .installation import write_setting
+
+    changed = write_setting(root, launcher) == "set"  # the committed host files find the installation by it
     for name, title in DRIVER_NAMES.items():
         for key, value in (("name", title), ("driver", driver_command(launcher, DRIVER_KINDS[name]))):
             current = git(root, "config", "--local", "--get", f"merge.{name}.{key}", check=False).stdout.strip()

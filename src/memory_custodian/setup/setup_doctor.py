@@ -132,7 +132,18 @@ def _program(command: str) -> str | None:
     return words[0] if words and os.path.isabs(words[0]) else None
 
 
-CHECKS = (("curated files", check_curated), ("ledger index", check_index), ("export mirror", check_mirror),
+def check_installation(memory) -> list[Finding]:
+    """Which installation this clone's hooks run, found as the committed command finds it."""
+    from .installation import resolve
+
+    found = resolve(memory.root_str)
+    if found.argv is None:
+        return [Finding("installation", False, found.describe(),
+                        "run `memory-custodian init` in this clone from the installation you use")]
+    return [Finding("installation", True, f"this clone's hooks run {found.describe()}")]
+
+
+CHECKS = (("installation", check_installation), ("curated files", check_curated), ("ledger index", check_index), ("export mirror", check_mirror),
           ("git", check_git))
 
 
