@@ -60,13 +60,14 @@ def _dir_args(memory) -> list[str]:
     return [] if rel == DEFAULT_MEMORY_DIR else ["--memory-dir", rel]
 
 
-def hook_command(memory, host: str, event: str) -> str:
+def hook_command(memory, host: str, event: str, shell: str = "sh") -> str:
     """The committed hook command: no machine's path; where no installation is found, the agent is told so
-    at session start (the host's own JSON shape) and every other event answers as an empty hook does."""
+    at session start (the host's own JSON shape) and every other event answers as an empty hook does.
+    `shell` "cmd" gives the same command quoted for cmd.exe (`Host.windows_command_key`)."""
     spec = hosts.load(host)
     told = spec.render_output(event, not_installed_text(host)) if spec.events.get(event) == "start" else ""
     answer = (told or spec.empty_output) + ("\n" if told or spec.empty_output else "")
-    return portable_command(["hook", "--host", host, *_dir_args(memory), event], answer)
+    return portable_command(["hook", "--host", host, *_dir_args(memory), event], answer, shell=shell)
 
 
 def server_entry(memory, host: str) -> dict:
@@ -189,7 +190,10 @@ def _add_hooks(data: dict, memory, host: str) -> dict:
     spec = hosts.load(host)
     for event in spec.events:
         matcher = spec.matcher(event)
-        group: dict = {"hooks": [{"command": hook_command(memory, host, event), "type": "command"}]}
+        entry = {"command": hook_command(memory, host, event), "type": "command"}
+        if spec.windows_command_key:
+            entry[spec.windows_command_key] = hook_command(memory, host, event, shell="cmd")
+        group: dict = {"hooks": [entry]}
         if matcher:
             group = {"hooks": group["hooks"], "matcher": matcher}
         existing = hooks.get(event, [])

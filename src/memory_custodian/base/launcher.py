@@ -149,7 +149,7 @@ def _alias_body(answer: str, to_stderr: bool) -> str:
     tail = (f"printf {_octal(answer)} >&2; exit 1" if to_stderr
             else (f"printf {_octal(answer)}" if answer else ":"))
     return ("f() { IFS=; set -f; r() { test -f $1 && test -x $1 && exec $@; }; "
-            f"c=${{{OVERRIDE_ENV}:-$(git -C ${{CLAUDE_PROJECT_DIR:-.}} config --get {CONFIG_KEY} 2>/dev/null)}}; "
+            f"c=${{{OVERRIDE_ENV}:-$(git -C ${{CLAUDE_PROJECT_DIR:-.}} config {CONFIG_KEY} 2>/dev/null)}}; "
             "case $c in ?*) eval r $c \\$@;; esac; "
             "p=$(command -v memory-custodian) && r $p $@; "
             f"for p in {' '.join(USUAL_LOCATIONS)}; do r $p $@; done; {tail}; }}; f")
@@ -163,8 +163,12 @@ def portable_argv(args: list[str], answer: str, *, to_stderr: bool = False) -> l
     return ["git", "-c", f"alias.{ALIAS}=!{_alias_body(answer, to_stderr)}", ALIAS, *args]
 
 
-def portable_command(args: list[str], answer: str) -> str:
-    """`portable_argv` as one shell line (single quotes: the same words in sh, bash and PowerShell)."""
+def portable_command(args: list[str], answer: str, shell: str = "sh") -> str:
+    """`portable_argv` as one shell line: single quotes, the same words in sh, bash and PowerShell; with
+    `shell` "cmd", double quotes for cmd.exe (the body holds no quote and no `%`, so cmd passes it whole)."""
     import shlex
 
-    return " ".join(shlex.quote(word) for word in portable_argv(args, answer))
+    argv = portable_argv(args, answer)
+    if shell == "cmd":
+        return " ".join(f'"{word}"' if set(word) & set(" &|<>^()") else word for word in argv)
+    return " ".join(shlex.quote(word) for word in argv)

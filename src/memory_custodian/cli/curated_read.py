@@ -9,6 +9,13 @@ from .output import Exit, echo, emit_json, open_memory
 
 def init(project_root, memory_dir, extended, agents, remove, force_agent, with_codex, with_claude, with_gemini,
          repair, replace_existing, apply_, fmt):
+    note = None
+    if project_root is None:
+        from ..base.project import DEFAULT_MEMORY_DIR, init_root
+
+        project_root, note = init_root(None, memory_dir or DEFAULT_MEMORY_DIR)
+    if note:
+        sys.stderr.write(f"init: {note}\n")
     memory = open_memory(project_root, memory_dir)
     agents = list(agents or []) + [h for h, on in (("codex", with_codex), ("claude", with_claude),
                                                    ("gemini", with_gemini)) if on]

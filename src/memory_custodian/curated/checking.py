@@ -258,6 +258,8 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
         if not fsutil.is_file(os.path.join(memory_dir, entry.module)):
             add(Finding(PROBLEM, "index-missing", mpath, entry.line,
                         f"{entry.module} is in the module index but does not exist; create it or remove the entry"))
+    for name in manifest.unrouted_core(set(texts)):
+        add(Finding(PROBLEM, "core-not-routed", mpath, None, manifest.unrouted_core_text(name)))
     routed = set(manifest.all_routed_modules())
     for name in texts:
         folder = name.split("/", 1)[0] if "/" in name else ""

@@ -17,7 +17,8 @@ from ..base.records import Record
 class Found(Record):
     """The installation a hook of this clone runs: `argv` (None: none found), `how` it was found."""
 
-    FIELDS = ("argv", "how")
+    argv: list[str] | None
+    how: str
 
     def describe(self) -> str:
         if self.argv is None:
@@ -34,7 +35,7 @@ def write_setting(root: str, launcher) -> str:
     value = launcher.posix_command()
     if read_setting(root) == value:
         return "unchanged"
-    git(root, "config", "--local", CONFIG_KEY, value)
+    git(root, "config", CONFIG_KEY, value)  # a clone's own .git/config
     return "set"
 
 
@@ -42,7 +43,7 @@ def read_setting(root: str) -> str | None:
     from .gitrepo import git
 
     try:
-        proc = git(root, "config", "--get", CONFIG_KEY, check=False)
+        proc = git(root, "config", CONFIG_KEY, check=False)
     except FileNotFoundError:  # no git on this machine
         return None
     return proc.stdout.strip() or None
@@ -86,4 +87,4 @@ def outside_git_warning(root: str, launcher) -> list[str]:
         return []
     what = "find no installation" if found.argv is None else f"run {found.describe()}"
     return [f"not a git repository, so no per-clone setting: the hooks look on PATH and in the usual install places, "
-            f"where they {what} — put {launcher.command([])} on PATH, or run `git init` and `init --agent` again"]
+            f"where they {what} — put {launcher.command([])} on PATH, or run `git init` there and this init again"]
