@@ -18,13 +18,15 @@ import subprocess
 import sys
 
 from ..curated.write.initializing import CURATED_DRIVER as CURATED
+from ..curated.write.initializing import LEDGER_DRIVER as LEDGER
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
 
 from .gitrepo import git, git_dir  # noqa: F401  (callers import them from here too)
 
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
-                MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger"}
-DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror"}
+                MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger",
+                LEDGER: "memory-custodian: ledger shards, both sides' events, forgets applied"}
+DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror", LEDGER: "ledger"}
 
 
 def driver_command(launcher, kind: str) -> str:
@@ -67,9 +69,13 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     if kind not in DRIVER_KINDS.values():
         from ..base.errors import InvalidInput
 
-        raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated or mirror")
+        raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated, ledger or mirror")
     if kind == "mirror":
         return _merge_mirror(ours, path)
+    if kind == "ledger":
+        from .merge_ledger import merge_shard
+
+        return merge_shard(base, ours, theirs, path)
     from ..curated.write.merge_entries import mergeable, merge_entries
 
     texts = [_read(p) for p in (base, ours, theirs)]
@@ -77,12 +83,14 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
         # not entries (the manifest, a brief in prose, bytes that are not UTF-8): git's own line merge
         proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs])
         return 0 if proc.returncode == 0 else 1
-    merged = merge_entries(*texts)
+    from .merge_ledger import forgotten_sides
+
+    merged = merge_entries(*texts, forgotten_sides(path))
     _write(ours, merged.text)
     if merged.conflicts:
         sys.stderr.write(f"memory-custodian: {path}: {merged.conflicts} entr{'y' if merged.conflicts == 1 else 'ies'} "
-                         "changed on both branches, marked in the file — keep the right version, delete the marker "
-                         "lines, then run `memory-custodian check`\n")
+                         "changed differently on both branches, marked in the file — keep the right version (or "
+                         "write one that combines them), delete the marker lines, then run `memory-custodian check`\n")
     return 1 if merged.conflicts else 0
 
 
