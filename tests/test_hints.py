@@ -35,7 +35,7 @@ STILL_IN_CLI_WORDS = {
     "ledger/text/edit.py": 4, "ledger/text/export.py": 3, "ledger/text/mirror.py": 4, "ledger/text/text_api.py": 4,
     "base/launcher.py": 1,  # the line a hook prints where the tool is not installed: only a shell can act on it
     "session/adoption.py": 5, "session/checkpoint.py": 1, "session/rule_prompts.py": 1,
-    "setup/merge_drivers.py": 7, "setup/gitrepo.py": 1, "setup/setup_doctor.py": 8,
+    "setup/merge_drivers.py": 6, "setup/gitrepo.py": 2, "setup/setup_doctor.py": 8,
 }
 
 

@@ -76,7 +76,7 @@ def all_hooks(root: Path, home: Path) -> list[tuple[str, str, subprocess.Complet
     jobs = commands_of(root)
     with ThreadPoolExecutor(max_workers=4) as pool:
         return list(zip([j[0] for j in jobs], [j[1] for j in jobs],
-                        pool.map(lambda j: run_as_host(root, *j, home), jobs)))
+                        pool.map(lambda j: run_as_host(root, *j, home), jobs), strict=True))
 
 
 def test_two_clones_with_different_install_paths_share_clean_host_files_and_both_get_memory(tmp_path):

@@ -61,7 +61,8 @@ def init_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> tuple[str, st
                            "pass {field} DIR", field="project_root")
     if top == here:
         return top, None
-    return top, f"using the repository's top level {top} (you are in {os.path.relpath(here, top)}), where the agent starts"
+    inside = os.path.relpath(here, top)
+    return top, f"using the repository's top level {top} (you are in {inside}), where the agent starts"
 
 
 def memory_dir_parts(raw: str) -> list[str]:

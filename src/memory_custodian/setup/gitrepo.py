@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 
@@ -22,3 +23,12 @@ def git_dir(root: str) -> str | None:
     except FileNotFoundError:
         return None
     return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+def shards_at(commit: str, memory_rel: str):
+    """(name, bytes) of each ledger shard in `commit`'s tree (run at the repository's top level)."""
+    listing = git(".", "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{memory_rel}/ledger/", text=False)
+    for raw in listing.stdout.split(b"\0"):
+        name = raw.decode("utf-8", "surrogateescape")
+        if name.endswith(".jsonl"):
+            yield os.path.basename(name), git(".", "cat-file", "blob", f"{commit}:{name}", text=False).stdout

@@ -21,7 +21,7 @@ from ..curated.write.initializing import CURATED_DRIVER as CURATED
 from ..curated.write.initializing import LEDGER_DRIVER as LEDGER
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
 
-from .gitrepo import git, git_dir  # noqa: F401  (callers import them from here too)
+from .gitrepo import git, git_dir, shards_at  # noqa: F401  (callers import git and git_dir from here too)
 
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
                 MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger",
@@ -103,7 +103,7 @@ def _merge_mirror(ours: str, path: str) -> int:
     memory_rel = os.path.dirname(path) or "."
     shards: dict[str, list[bytes]] = {}
     for commit in ("HEAD", theirs[0]):
-        for name, data in _shards_at(commit, memory_rel):
+        for name, data in shards_at(commit, memory_rel):
             lines = shards.setdefault(name, [])
             seen = set(lines)
             lines.extend(line for line in data.splitlines(keepends=True) if line not in seen)
@@ -112,14 +112,6 @@ def _merge_mirror(ours: str, path: str) -> int:
 
     record_export(os.path.abspath(memory_rel), ours)  # what git puts in place is an export, not a hand edit
     return 0
-
-
-def _shards_at(commit: str, memory_rel: str):
-    listing = git(".", "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{memory_rel}/ledger/", text=False)
-    for raw in listing.stdout.split(b"\0"):
-        name = raw.decode("utf-8", "surrogateescape")
-        if name.endswith(".jsonl"):
-            yield os.path.basename(name), git(".", "cat-file", "blob", f"{commit}:{name}", text=False).stdout
 
 
 def render_mirror(shards: dict[str, list[bytes]], memory_rel: str) -> str:

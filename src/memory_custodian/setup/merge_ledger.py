@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 
-from .gitrepo import git
+from .gitrepo import git, shards_at
 
 
 def _merged_commit() -> str | None:
@@ -114,10 +114,8 @@ def merge_shard(base: str, ours: str, theirs: str, path: str) -> int:
     memory_rel = os.path.dirname(os.path.dirname(path)) or "."
     shards: dict[str, list[bytes]] = {}
     commit = _merged_commit()
-    from .merge_drivers import _shards_at
-
     for head in ("HEAD", commit) if commit else ("HEAD",):
-        for other, data in _shards_at(head, memory_rel):
+        for other, data in shards_at(head, memory_rel):
             if other != name:
                 lines = shards.setdefault(other, [])
                 seen = set(lines)

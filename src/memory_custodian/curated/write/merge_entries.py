@@ -170,30 +170,67 @@ def _aligned(base: dict[str, str], side: dict[str, str]) -> dict[str, str]:
     return {renamed.get(key, key): text for key, text in side.items()}
 
 
-def _order(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
-    """The merged order: the side that moved entries gives the order (ours when both did); each entry only
-    the other side has goes before the next entry it has after it that the order already holds."""
-    common = set(ours) & set(theirs)
-    base_order = [k for k in base if k in common]
-    ours_moved = [k for k in ours if k in common] != base_order
-    first, second = (ours, theirs) if ours_moved or [k for k in theirs if k in common] == base_order else (theirs, ours)
-    known = set(first)
-    before: dict[str | None, list[str]] = {}
-    pending: list[str] = []
-    for key in second:
-        if key in known:
-            if pending:
-                before.setdefault(key, []).extend(pending)
-                pending = []
+def _stayed(base_index: dict[str, int], side: list[str]) -> set[str]:
+    """The entries of `side` that kept their order from the base: a longest increasing run of base positions
+    (patience sorting, O(n log n)); the others are the ones the side moved."""
+    from bisect import bisect_left
+
+    common = [k for k in side if k in base_index]
+    tails: list[int] = []  # base position ending the best run of each length
+    tail_at: list[int] = []  # index in `common` of that end
+    before = [-1] * len(common)
+    for i, key in enumerate(common):
+        pos = base_index[key]
+        at = bisect_left(tails, pos)
+        if at == len(tails):
+            tails.append(pos)
+            tail_at.append(i)
         else:
-            pending.append(key)
-    if pending:
-        before.setdefault(None, []).extend(pending)
+            tails[at], tail_at[at] = pos, i
+        before[i] = tail_at[at - 1] if at else -1
+    kept: set[str] = set()
+    i = tail_at[-1] if tail_at else -1
+    while i >= 0:
+        kept.add(common[i])
+        i = before[i]
+    return kept
+
+
+def _order(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
+    """The merged order: the base's, with each entry a side moved or added placed right after the entry
+    that side has before it (ours' placements first; an entry both moved goes where ours put it)."""
+    base_index = {k: i for i, k in enumerate(base)}
+    placed: dict[str | None, list[str]] = {}
+    moved: set[str] = set()
+    for side in (ours, theirs):
+        stayed = _stayed(base_index, side)
+        previous: str | None = None
+        for key in side:
+            if key not in stayed and key not in moved:
+                moved.add(key)
+                placed.setdefault(previous, []).append(key)
+            previous = key
     order: list[str] = []
-    for key in first:
-        order.extend(before.get(key, ()))
-        order.append(key)
-    order.extend(before.get(None, ()))
+    done: set[str] = set()
+
+    def emit(key: str | None) -> None:
+        stack = [key]
+        while stack:
+            current = stack.pop()
+            if current is not None:
+                if current in done:
+                    continue
+                done.add(current)
+                order.append(current)
+            stack.extend(reversed(placed.get(current, ())))
+
+    emit(None)
+    for key in base:
+        if key not in moved:
+            emit(key)
+    for key in [*ours, *theirs]:  # placed after an entry that is in neither order any more
+        if key not in done:
+            emit(key)
     return order
 
 
@@ -220,7 +257,8 @@ def _forgotten(b, o, t, forgotten: Forgotten) -> bool:
     if b is not None:
         return (o is None and fingerprint(b) in forgotten.ours) or (t is None and fingerprint(b) in forgotten.theirs)
     # new on a side: the text the other side forgot, added again (a copy, or the same entry re-added)
-    return (o is not None and fingerprint(o) in forgotten.theirs) or (t is not None and fingerprint(t) in forgotten.ours)
+    return ((o is not None and fingerprint(o) in forgotten.theirs)
+            or (t is not None and fingerprint(t) in forgotten.ours))
 
 
 def _merge_one(b, o, t, forgotten: Forgotten) -> tuple[str | None, int, int]:
@@ -229,6 +267,10 @@ def _merge_one(b, o, t, forgotten: Forgotten) -> tuple[str | None, int, int]:
         counted = _counts(b, o, t)  # both counted it again: "(2 times)" on each side is three in all
         if counted is not None:
             return counted, 0, 0
+    if o == t and b is not None and o is not None and o != b and " times)" in o:
+        nested = _nested(b, o, t, forgotten)  # a day both counted the same bullet on: each count is its own
+        if nested is not None:
+            return nested.text, 0, nested.forgotten
     picked = _pick(b, o, t)
     if picked is not _UNCLEAR:
         return picked, 0, 0
@@ -244,7 +286,7 @@ def _counts(b, o, t) -> str | None:
     found = [_COUNT.match(x.split("\n", 1)[0]) if x is not None else None for x in (b, o, t)]
     if not (found[1] and found[2]) or found[1].group(1) != found[2].group(1) or "\n" in o.rstrip("\n"):
         return None
-    n = [int(m.group(2)) if m else (1 if x is not None else 0) for m, x in zip(found, (b, o, t))]
+    n = [int(m.group(2)) if m else (1 if x is not None else 0) for m, x in zip(found, (b, o, t), strict=True)]
     total = n[1] + n[2] - n[0]
     return f"{found[1].group(1)} ({total} times){found[1].group(3)}\n"
 
