@@ -70,6 +70,9 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
         from ..base.errors import InvalidInput
 
         raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated, ledger or mirror")
+    import gc
+
+    gc.disable()  # a short-lived process: collecting a big file's hundreds of thousands of entries only costs time
     if kind == "mirror":
         return _merge_mirror(ours, path)
     if kind == "ledger":
