@@ -127,7 +127,7 @@ def test_a_compact_target_given_from_the_project_root_is_the_file_meant(tmp_path
     proc = run_cli("compact", "--target", "docs/memory/decisions.md", "--project-root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     wrong = run_cli("compact", "--target", "docs/memory/nope.md", "--project-root", str(tmp_path))
-    assert wrong.returncode == 2 and "docs/memory/docs/memory" not in wrong.stderr and "'docs/memory/nope.md'" in wrong.stderr
+    assert wrong.returncode == 2 and "docs/memory/docs/memory" not in wrong.stderr and "'docs/memory/nope.md' does not exist" in wrong.stderr
 
 
 def test_remember_and_read_take_a_backslashed_path_the_same_way(tmp_path):

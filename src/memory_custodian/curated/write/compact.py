@@ -163,8 +163,8 @@ def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
                 or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
     rel = validate_target(_inside_memory(memory_dir, target))
     if reader.read(rel) is None:
-        raise InvalidInput(f"{{field}} {target!r} names no file of the memory folder ({os.fspath(memory_dir)}); "
-                           "give it relative to that folder, such as decisions.md", field="target")
+        raise InvalidInput(f"{{field}} {target!r} does not exist in the memory folder", path=os.fspath(memory_dir),
+                           field="target")  # the folder, not folder + target: that path never existed
     return [rel]
 
 

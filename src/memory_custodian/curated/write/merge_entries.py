@@ -155,16 +155,11 @@ def _aligned(base: dict[str, str], side: dict[str, str]) -> dict[str, str]:
             gaps_side.setdefault(anchor, []).append(key)
     renamed: dict[str, str] = {}
     for gap, gone in gaps_base.items():
-        new = gaps_side.get(gap)
-        if not new or len(gone) * len(new) > PAIRING_LIMIT:
-            continue
-        new_words = {k: _words(side[k]) for k in new}
-        for old in gone:
-            words = _words(base[old])
-            best = max(((_similar(words, w), k) for k, w in new_words.items()), default=(0.0, ""))
-            if best[0] >= SIMILAR:
-                renamed[best[1]] = old
-                del new_words[best[1]]
+        _pair(base, side, gone, gaps_side.get(gap) or [], renamed)
+    # an entry the side moved and reworded sits in another gap: pair what is left across the file, when few
+    left_gone = [k for gone in gaps_base.values() for k in gone if k not in renamed.values()]
+    left_new = [k for new in gaps_side.values() for k in new if k not in renamed]
+    _pair(base, side, left_gone, left_new, renamed)
     if not renamed:
         return side
     return {renamed.get(key, key): text for key, text in side.items()}
@@ -194,6 +189,26 @@ def _stayed(base_index: dict[str, int], side: list[str]) -> set[str]:
         kept.add(common[i])
         i = before[i]
     return kept
+
+
+def _pair(base: dict[str, str], side: dict[str, str], gone: list[str], new: list[str], renamed: dict) -> None:
+    """Pair entries of `gone` (the base's) with entries of `new` (the side's) into `renamed`, the most similar
+    pairs first (so two near-identical entries each find their own edit)."""
+    if not gone or not new or len(gone) * len(new) > PAIRING_LIMIT:
+        return
+    taken = set(renamed.values())
+    news = [(k, _words(side[k])) for k in new if k not in renamed]
+    candidates = []
+    for i, old in enumerate(k for k in gone if k not in taken):
+        words = _words(base[old])
+        for j, (key, other) in enumerate(news):
+            score = _similar(words, other)
+            if score >= SIMILAR:
+                candidates.append((-score, i, j, old, key))
+    for _, _, _, old, key in sorted(candidates):
+        if old not in taken and key not in renamed:
+            renamed[key] = old
+            taken.add(old)
 
 
 def _order(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
