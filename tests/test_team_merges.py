@@ -93,6 +93,18 @@ def test_a_forget_wins_over_an_edit_through_a_real_merge_and_leaves_no_copy(forg
     assert "staging host" not in every_file_text(clone) and "incomplete" not in doctor.stdout + doctor.stderr
 
 
+def test_check_names_a_forgotten_entry_that_came_back(tmp_path):
+    memory = Memory.open(tmp_path)
+    memory.init(extended=True)
+    memory.add(SECRET, type="constraint")
+    before = (memory.memory_dir / "constraints.md").read_text()
+    memory.forget("staging host", mode="hard", apply=True)
+    assert "forgotten-entry-back" not in run_cli("check", "--project-root", str(tmp_path)).stdout
+    (memory.memory_dir / "constraints.md").write_text(before)  # a copy pasted back, a rebase that could not see it
+    check = run_cli("check", "--project-root", str(tmp_path))
+    assert check.returncode == 1 and "forgotten-entry-back" in check.stdout and "docs/memory/constraints.md:" in check.stdout
+
+
 def test_one_branch_deleting_and_another_adding_is_no_conflict_and_no_resurrection(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
