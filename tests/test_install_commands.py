@@ -153,3 +153,32 @@ def test_a_temporary_installation_is_warned_about(tmp_path):
                                                                                CONSOLE_SCRIPT))["warnings"]
                 if "temporary" in w]
     assert current_launcher().argv[0] != sys.executable or current_launcher().kind == "interpreter"
+
+
+def cmd_words(line: str) -> list[str]:
+    """How cmd.exe hands a command line to a program (the C runtime's rules for these words: double quotes
+    group, nothing inside them is special, no backslash precedes a quote here)."""
+    import re
+
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in re.finditer(r'"([^"]*)"|(\S+)', line)]
+
+
+def test_codex_gets_a_cmd_exe_form_of_each_hook_with_the_same_words(tmp_path):
+    from memory_custodian.base.launcher import portable_argv
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    install_agents(memory, ["codex", "claude"])
+    codex = json.loads((tmp_path / ".codex/hooks.json").read_text())["hooks"]
+    for event, groups in codex.items():
+        entry = groups[0]["hooks"][0]
+        windows = entry["commandWindows"]
+        assert "%" not in windows and "'" not in windows  # nothing cmd.exe would expand or keep
+        words = cmd_words(windows)
+        assert words[0] == "git" and words[-1] == event and words[-4:-1] == ["hook", "--host", "codex"]
+        import shlex
+
+        assert words == shlex.split(entry["command"])  # the same program and words as the sh form
+        assert words[:3] == portable_argv(["hook"], "x")[:2] + [words[2]]
+    claude = json.loads((tmp_path / ".claude/settings.json").read_text())["hooks"]
+    assert all("commandWindows" not in g["hooks"][0] for groups in claude.values() for g in groups)

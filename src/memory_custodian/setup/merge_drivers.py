@@ -1,9 +1,11 @@
 """The git merge drivers `init` registers, so a team's branches merge memory without conflicts.
 
-`.gitattributes` names them for the memory folder (ledger shards by git's own `union`, curated
-files by `memory-custodian-curated`, `MEMORY.md` by `memory-custodian-mirror`) and `.git/config`
-says what runs them: the absolute command of this installation. A clone whose config lacks them
-still merges — git falls back to its own line merge — and `doctor` says the drivers are missing.
+`.gitattributes` names them for the memory folder (ledger shards by `memory-custodian-ledger`,
+curated files by `memory-custodian-curated`, `MEMORY.md` by `memory-custodian-mirror`, the forgotten
+fingerprints by git's `union`) and `.git/config` says what runs them: the absolute command of this
+clone's installation (per clone, never committed). A clone whose config lacks them still merges —
+git falls back to its own line merge, conflicts included — and `doctor` says the drivers are missing.
+Each compares both sides with the base (`curated.write.merge_entries`, `merge_ledger`); see docs/team.md.
 
 The mirror is never merged as text: it is rendered again from the union of both branches' ledger
 shards (the same union git writes), so `export --check` is green after the merge. Git names the
