@@ -5,7 +5,8 @@ Run: .venv/bin/python benchmarks/bench_merge.py [--repeat 3] [--git] [--matrix]
 Default: the curated driver's merge (`merge_entries`) of a `decisions.md` of 2,500, 10,000 and
 100,000 dated entries, each side adding 20 entries and editing and deleting one in 1,000 (different
 ones): the median wall time of the in-process merge (garbage collection off, as in the driver
-process), and its time per entry relative to 2,500 (1.0 is linear). `--git` also times one real `git merge` of the 100,000-entry file with the
+process), and its time per entry relative to 2,500 (1.0 is linear). `--git` also times one real
+`git merge` of the 100,000-entry file with the
 registered driver (the whole driver process: start-up, three reads, the merge, the write). The
 issue's figures for the quadratic driver this replaced: 2,500 entries 0.13 s, 10,000 1.26 s,
 20,000 5.3 s, 110,000 223 s under `git merge`.
@@ -142,7 +143,8 @@ def main() -> None:
         seconds = timed(n, args.repeat)
         per = seconds / n
         first = first or per
-        print(f"merge_entries, decisions.md of {n:>7,} entries: {seconds:7.3f} s  (per entry x{per / first:.2f} of 2,500)")
+        print(f"merge_entries, decisions.md of {n:>7,} entries: {seconds:7.3f} s  "
+              f"(per entry x{per / first:.2f} of 2,500)")
     if args.git:
         print(f"git merge with the driver, {SIZES[-1]:,} entries: {git_merge_seconds(SIZES[-1]):.2f} s")
 

@@ -101,7 +101,8 @@ def main() -> None:
                 proc = as_host(clone, host, event, command, homes[name])
                 if proc.returncode != 0 or proc.stderr:
                     raise SystemExit(f"FAIL {name} {host} {event}: exit {proc.returncode}: {proc.stderr[-400:]}")
-                if event == "SessionStart" and "Run make check before every push." not in context_of(proc.stdout, event):
+                told = context_of(proc.stdout, event) if event == "SessionStart" else ""
+                if event == "SessionStart" and "Run make check before every push." not in told:
                     raise SystemExit(f"FAIL {name} {host}: the session-start pack lacks the directive")
                 count += 1
             print(f"ok   {name}: {count} hook commands answer as the host runs them, memory in every session start")

@@ -117,7 +117,8 @@ def test_an_id_with_letters_no_id_has_is_named_as_such(tmp_path):
 def test_doctor_outside_a_project_names_the_cli_fix(tmp_path):
     proc = run_cli("doctor", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    assert "run `memory-custodian init` first, or pass --project-root" in proc.stderr and "Memory.init" not in proc.stderr
+    assert "run `memory-custodian init` first, or pass --project-root" in proc.stderr
+    assert "Memory.init" not in proc.stderr
 
 
 def test_a_compact_target_given_from_the_project_root_is_the_file_meant(tmp_path):
@@ -127,7 +128,8 @@ def test_a_compact_target_given_from_the_project_root_is_the_file_meant(tmp_path
     proc = run_cli("compact", "--target", "docs/memory/decisions.md", "--project-root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     wrong = run_cli("compact", "--target", "docs/memory/nope.md", "--project-root", str(tmp_path))
-    assert wrong.returncode == 2 and "docs/memory/docs/memory" not in wrong.stderr and "'docs/memory/nope.md' does not exist" in wrong.stderr
+    assert wrong.returncode == 2 and "docs/memory/docs/memory" not in wrong.stderr
+    assert "'docs/memory/nope.md' does not exist" in wrong.stderr
 
 
 def test_remember_and_read_take_a_backslashed_path_the_same_way(tmp_path):
@@ -145,7 +147,7 @@ def test_remember_and_read_take_a_backslashed_path_the_same_way(tmp_path):
 def test_a_failing_file_is_named_without_a_raw_errno(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(OSError) as err:
-        open(tmp_path / "file" / "inside", "w")
+        (tmp_path / "file" / "inside").write_text("y")  # a real error: a file where a folder must be
     line = short_line(err.value)
     assert "Errno" not in line and "OSError" not in line and f"could not use {tmp_path / 'file' / 'inside'}" in line
 

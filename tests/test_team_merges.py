@@ -102,7 +102,8 @@ def test_check_names_a_forgotten_entry_that_came_back(tmp_path):
     assert "forgotten-entry-back" not in run_cli("check", "--project-root", str(tmp_path)).stdout
     (memory.memory_dir / "constraints.md").write_text(before)  # a copy pasted back, a rebase that could not see it
     check = run_cli("check", "--project-root", str(tmp_path))
-    assert check.returncode == 1 and "forgotten-entry-back" in check.stdout and "docs/memory/constraints.md:" in check.stdout
+    assert check.returncode == 1 and "forgotten-entry-back" in check.stdout
+    assert "docs/memory/constraints.md:" in check.stdout
 
 
 def test_one_branch_deleting_and_another_adding_is_no_conflict_and_no_resurrection(tmp_path):

@@ -49,7 +49,7 @@ def test_agents_in_parallel_worktrees_merge_back_with_nothing_lost(tmp_path):
     agents = [subprocess.Popen([sys.executable, "-c", AGENT, name], cwd=path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True) for name, path in trees.items()]
     for proc in agents:  # both write at the same time, each in its own checkout
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     for name, path in trees.items():
         own = Memory.open(path)

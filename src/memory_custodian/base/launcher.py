@@ -36,8 +36,9 @@ class Launcher(Record):
     """`argv`: the words that start this installation (`[script]` or `[python, "-m", module]`);
     `kind`: console script or interpreter; `windows`: quote for cmd.exe rather than a POSIX shell."""
 
-    FIELDS = ("argv", "kind", "windows")
-    DEFAULTS = {"windows": False}
+    argv: list[str]
+    kind: str
+    windows: bool = False
 
     @classmethod
     def for_interpreter(cls, python: str, *, windows: bool = False) -> "Launcher":

@@ -83,14 +83,14 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
         return merge_shard(base, ours, theirs, path)
     from ..curated.write.merge_entries import mergeable, merge_entries
 
-    texts = [_read(p) for p in (base, ours, theirs)]
-    if None in texts or os.path.basename(path) == "manifest.md" or not mergeable(*texts):
+    b, o, t = (_read(p) for p in (base, ours, theirs))
+    if b is None or o is None or t is None or os.path.basename(path) == "manifest.md" or not mergeable(b, o, t):
         # not entries (the manifest, a brief in prose, bytes that are not UTF-8): git's own line merge
         proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs])
         return 0 if proc.returncode == 0 else 1
     from .merge_ledger import forgotten_sides
 
-    merged = merge_entries(*texts, forgotten_sides(path))
+    merged = merge_entries(b, o, t, forgotten_sides(path))
     _write(ours, merged.text)
     if merged.conflicts:
         sys.stderr.write(f"memory-custodian: {path}: {merged.conflicts} entr{'y' if merged.conflicts == 1 else 'ies'} "

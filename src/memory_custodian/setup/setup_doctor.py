@@ -147,8 +147,8 @@ def check_installation(memory) -> list[Finding]:
     return [Finding("installation", True, f"this clone's hooks run {found.describe()}")]
 
 
-CHECKS = (("installation", check_installation), ("curated files", check_curated), ("ledger index", check_index), ("export mirror", check_mirror),
-          ("git", check_git))
+CHECKS = (("installation", check_installation), ("curated files", check_curated), ("ledger index", check_index),
+          ("export mirror", check_mirror), ("git", check_git))
 
 
 def diagnose(memory) -> list[Finding]:

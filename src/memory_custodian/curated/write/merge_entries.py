@@ -315,7 +315,7 @@ def _nested(base: str, ours: str, theirs: str, forgotten: Forgotten) -> Merged |
     bodies = [t[len(head):] if t.startswith(head) else "" for t in (base, ours, theirs)]
     if not mergeable(*bodies) or _Split(bodies[1]).mode != BULLET:
         return None
-    merged = merge_entries(*bodies, forgotten)
+    merged = merge_entries(bodies[0], bodies[1], bodies[2], forgotten)
     if merged.conflicts:
         return None
     return Merged(head + merged.text, 0, merged.forgotten)
