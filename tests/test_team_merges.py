@@ -39,10 +39,10 @@ def every_file_text(root) -> str:
     return "\n".join(out)
 
 
-@pytest.fixture
-def forgotten_on_main_edited_on_a_branch(tmp_path):
+@pytest.fixture(scope="module")
+def forgotten_on_main_edited_on_a_branch(tmp_path_factory):
     """main forgets a constraint (hard) and a ledger note; the branch rewords the one and supersedes the other."""
-    root = tmp_path / "repo"
+    root = tmp_path_factory.mktemp("team") / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     memory = Memory.open(root)
