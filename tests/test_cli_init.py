@@ -54,7 +54,8 @@ def test_gitattributes_merge_keeps_other_lines(tmp_path):
     attrs = tmp_path / ".gitattributes"
     attrs.write_text("*.png binary\n*.sh text eol=lf")
     run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
-    assert attrs.read_text() == ("*.png binary\n*.sh text eol=lf\ndocs/mem/ledger/*.jsonl merge=memory-custodian-ledger\n"
+    assert attrs.read_text() == ("*.png binary\n*.sh text eol=lf\n"
+                                 "docs/mem/ledger/*.jsonl merge=memory-custodian-ledger\n"
                                  "docs/mem/**/*.md merge=memory-custodian-curated\n"
                                  "docs/mem/MEMORY.md merge=memory-custodian-mirror\n"
                                  "docs/mem/forgotten.txt merge=union\n")

@@ -11,7 +11,6 @@ from pathlib import Path
 import anyio
 import pytest
 from conftest import run_cli_process
-from test_hooks import context_of, payload
 
 from memory_custodian.agents.install import hook_command, install_agents, server_entry
 from memory_custodian.base.launcher import CONSOLE_SCRIPT, Launcher, current_launcher
@@ -147,7 +146,8 @@ def test_rerunning_replaces_a_stale_or_bare_command(tmp_path):
 def test_a_temporary_installation_is_warned_about(tmp_path):
     memory = Memory.open(tmp_path)
     memory.init()
-    report = install_agents(memory, ["claude"], launcher=Launcher(["/tmp/pip-run-x1/bin/memory-custodian"], CONSOLE_SCRIPT))
+    temporary = Launcher(["/tmp/pip-run-x1/bin/memory-custodian"], CONSOLE_SCRIPT)
+    report = install_agents(memory, ["claude"], launcher=temporary)
     assert any("looks temporary" in w and "pipx install" in w for w in report["warnings"])
     assert not [w for w in install_agents(memory, ["claude"], launcher=Launcher(["/usr/local/bin/memory-custodian"],
                                                                                CONSOLE_SCRIPT))["warnings"]
@@ -179,6 +179,6 @@ def test_codex_gets_a_cmd_exe_form_of_each_hook_with_the_same_words(tmp_path):
         import shlex
 
         assert words == shlex.split(entry["command"])  # the same program and words as the sh form
-        assert words[:3] == portable_argv(["hook"], "x")[:2] + [words[2]]
+        assert words[:2] == portable_argv(["hook"], "x")[:2]
     claude = json.loads((tmp_path / ".claude/settings.json").read_text())["hooks"]
     assert all("commandWindows" not in g["hooks"][0] for groups in claude.values() for g in groups)

@@ -52,7 +52,8 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
         for path in report.get("kept_09_block") or ():
             echo(f"kept      {path} (its MemoryCustodian 0.9 block; --force-agent replaces it with ours)")
         if report.get("command"):
-            where = ("this clone's .git/config (memory-custodian.command)" if report.get("setting") in ("set", "unchanged")
+            where = ("this clone's .git/config (memory-custodian.command)"
+                     if report.get("setting") in ("set", "unchanged")
                      else "PATH and the usual install places")
             echo(f"hooks and MCP server find this installation, {report['command']} (its {report['command_kind']}), "
                  f"through {where}; the committed files name no path")

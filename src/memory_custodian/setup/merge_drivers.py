@@ -22,8 +22,7 @@ import sys
 from ..curated.write.initializing import CURATED_DRIVER as CURATED
 from ..curated.write.initializing import LEDGER_DRIVER as LEDGER
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
-
-from .gitrepo import git, git_dir, shards_at  # noqa: F401  (callers import git and git_dir from here too)
+from .gitrepo import git, git_dir, shards_at  # callers import git and git_dir from here too
 
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
                 MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger",

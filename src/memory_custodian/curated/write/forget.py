@@ -44,8 +44,10 @@ class Removal(Record):
     """One removed entry's lines and its `fingerprint` (for `forgotten.txt`); its `heading` is shown only
     in soft mode."""
 
-    FIELDS = ("start_line", "end_line", "heading", "fingerprint")
-    DEFAULTS = {"fingerprint": ""}
+    start_line: int
+    end_line: int
+    heading: str
+    fingerprint: str = ""
 
 
 class FileResult(Record):
