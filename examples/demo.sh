@@ -14,6 +14,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/mc-demo.XXXXXX")"
 trap 'status=$?; if [ $status -ne 0 ]; then echo "demo.sh: FAILED (exit $status) — see the command above; work dir: $work" >&2; fi' EXIT
 cp -R "$here/kvstore" "$work/kvstore"
 cd "$work/kvstore"
+git init -q  # a project is a repository: init writes at its top level, where the agent starts
 
 bold="" plain=""
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi

@@ -46,10 +46,19 @@ def lexical_recall_only(monkeypatch):
     monkeypatch.setenv("MEMORY_CUSTODIAN_SEMANTIC", "0")
 
 
+def _named_root(args: tuple[str, ...], cwd, as_typed: bool) -> tuple[str, ...]:
+    """`init` outside a repository asks for the project root: most tests work in a bare temp folder, so
+    the helpers name it (`as_typed=True` runs the words exactly as given)."""
+    if as_typed or not args or args[0] != "init" or "--project-root" in args:
+        return args
+    return (*args, "--project-root", str(cwd or os.getcwd()))
+
+
 def run_cli_process(*args: str, cwd: Path | str | None = None, input: str | None = None, env: dict | None = None,
-                    timeout: float = 60) -> subprocess.CompletedProcess:
+                    timeout: float = 60, as_typed: bool = False) -> subprocess.CompletedProcess:
     """Run `python -m memory_custodian ARGS` as a fresh process: for tests where the process is the point
     (start-up, imports, crashes, signals, concurrency, a terminal, hooks as a host runs them)."""
+    args = _named_root(args, cwd, as_typed)
     full_env = dict(os.environ)
     full_env.setdefault("PYTHONHASHSEED", "random")
     if env:
@@ -86,9 +95,10 @@ def _process_state(cwd, env: dict | None):
 
 
 def run_cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = None, env: dict | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess:
+            timeout: float = 60, as_typed: bool = False) -> subprocess.CompletedProcess:
     """Run `memory-custodian ARGS` in this process, with its own stdin/stdout/stderr, cwd and environment;
     returns what `run_cli_process` would."""
+    args = _named_root(args, cwd, as_typed)
     from memory_custodian.cli import run
     from memory_custodian.curated.write.journal import CRASH_ENV
 

@@ -174,7 +174,8 @@ def test_cache_and_sessions_are_owner_only_even_with_a_permissive_umask(tmp_path
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     script = ("import os, sys, json; os.umask(0); from memory_custodian.__main__ import main; "
               "sys.argv=['memory-custodian'] + sys.argv[1:]; main()")
-    subprocess.run([sys.executable, "-c", script, "init"], cwd=tmp_path, env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", script, "init", "--project-root", "."], cwd=tmp_path, env=env, check=True,
+                   capture_output=True)
     subprocess.run([sys.executable, "-c", script, "remember", "a note"], cwd=tmp_path, env=env, check=True,
                    capture_output=True)
     payload = json.dumps({"session_id": "perm", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",

@@ -20,9 +20,10 @@ def test_init_creates_core_files_cache_and_gitattributes(tmp_path):
     cache = memory / ".cache"
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert (cache / ".gitignore").read_text() == "*\n"
-    assert (tmp_path / ".gitattributes").read_text() == ("docs/memory/ledger/*.jsonl merge=union\n"
+    assert (tmp_path / ".gitattributes").read_text() == ("docs/memory/ledger/*.jsonl merge=memory-custodian-ledger\n"
                                                          "docs/memory/**/*.md merge=memory-custodian-curated\n"
-                                                         "docs/memory/MEMORY.md merge=memory-custodian-mirror\n")
+                                                         "docs/memory/MEMORY.md merge=memory-custodian-mirror\n"
+                                                         "docs/memory/forgotten.txt merge=union\n")
     assert not (memory / "preferences.md").exists()
 
 
@@ -53,14 +54,17 @@ def test_gitattributes_merge_keeps_other_lines(tmp_path):
     attrs = tmp_path / ".gitattributes"
     attrs.write_text("*.png binary\n*.sh text eol=lf")
     run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
-    assert attrs.read_text() == ("*.png binary\n*.sh text eol=lf\ndocs/mem/ledger/*.jsonl merge=union\n"
+    assert attrs.read_text() == ("*.png binary\n*.sh text eol=lf\n"
+                                 "docs/mem/ledger/*.jsonl merge=memory-custodian-ledger\n"
                                  "docs/mem/**/*.md merge=memory-custodian-curated\n"
-                                 "docs/mem/MEMORY.md merge=memory-custodian-mirror\n")
+                                 "docs/mem/MEMORY.md merge=memory-custodian-mirror\n"
+                                 "docs/mem/forgotten.txt merge=union\n")
     own = "docs/mem/ledger/*.jsonl merge=ledger-driver\ndocs/mem/**/*.md merge=mine\ndocs/mem/MEMORY.md -merge\n"
     attrs.write_text(own)
     proc = run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
-    assert attrs.read_text() == own  # the project's own rules win
-    assert ".gitattributes" not in proc.stdout
+    assert attrs.read_text() == own + "docs/mem/forgotten.txt merge=union\n"  # the project's own rules win
+    again = run_cli("init", "--project-root", str(tmp_path), "--memory-dir", "docs/mem")
+    assert ".gitattributes" not in again.stdout and proc.returncode == 0
 
 
 def test_memory_dir_must_stay_under_docs(tmp_path):
@@ -118,9 +122,11 @@ def test_gitattributes_with_crlf_keeps_its_bytes(tmp_path):
     attrs = tmp_path / ".gitattributes"
     attrs.write_bytes(b"*.png binary\r\n*.bat text eol=crlf\r\n")
     assert run_cli("init", "--project-root", str(tmp_path)).returncode == 0
-    assert attrs.read_bytes() == (b"*.png binary\r\n*.bat text eol=crlf\r\ndocs/memory/ledger/*.jsonl merge=union\r\n"
+    assert attrs.read_bytes() == (b"*.png binary\r\n*.bat text eol=crlf\r\n"
+                                  b"docs/memory/ledger/*.jsonl merge=memory-custodian-ledger\r\n"
                                   b"docs/memory/**/*.md merge=memory-custodian-curated\r\n"
-                                  b"docs/memory/MEMORY.md merge=memory-custodian-mirror\r\n")
+                                  b"docs/memory/MEMORY.md merge=memory-custodian-mirror\r\n"
+                                  b"docs/memory/forgotten.txt merge=union\r\n")
 
 
 def test_non_utf8_gitattributes_refuses_before_writing(tmp_path):

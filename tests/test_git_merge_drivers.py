@@ -136,5 +136,6 @@ def test_the_driver_is_registered_with_the_absolute_command(git, repo):
     driver = git(repo, "config", "--get", "merge.memory-custodian-curated.driver").stdout.strip()
     assert driver == current_launcher().command(["merge-driver", "curated"]) + " %O %A %B %P"
     attributes = (repo / ".gitattributes").read_text().splitlines()
-    assert attributes == ["docs/memory/ledger/*.jsonl merge=union", "docs/memory/**/*.md merge=memory-custodian-curated",
-                          "docs/memory/MEMORY.md merge=memory-custodian-mirror"]
+    assert attributes == ["docs/memory/ledger/*.jsonl merge=memory-custodian-ledger",
+                          "docs/memory/**/*.md merge=memory-custodian-curated",
+                          "docs/memory/MEMORY.md merge=memory-custodian-mirror", "docs/memory/forgotten.txt merge=union"]

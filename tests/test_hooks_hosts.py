@@ -112,13 +112,12 @@ def test_a_fourth_host_needs_no_other_change(fourth, tmp_path):
     report = init_with_agents(memory, ["all"])
     assert report.agents["agents"] == ["claude", "codex", "gemini", "fourth"]
     config = json.loads((root / ".fourth/config.json").read_text())
-    from memory_custodian.base.launcher import current_launcher
+    from memory_custodian.agents.install import hook_command, server_entry
 
-    mc = current_launcher()
-    assert config["hooks"]["Touch"] == [{"hooks": [{"command": mc.command(["hook", "--host", "fourth", "Touch"]),
+    assert config["hooks"]["Touch"] == [{"hooks": [{"command": hook_command(memory, "fourth", "Touch"),
                                                     "type": "command"}], "matcher": "open_file"}]
     assert list(config["hooks"]) == ["Begin", "Ask", "Touch", "Squash"]
-    assert config["mcpServers"]["memory-custodian"] == mc.server(["mcp"])
+    assert config["mcpServers"]["memory-custodian"] == server_entry(memory, "fourth")
     assert "Run `memory-custodian read --task implementation` first." in (root / "FOURTH.md").read_text()
     assert install_agents(memory, ["fourth"])["changed"] == []
     removed = init_with_agents(memory, ["fourth"], remove=True).agents

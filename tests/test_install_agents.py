@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from memory_custodian.agents.install import MD_BEGIN, TOML_BEGIN, install_agents
-from memory_custodian.base.launcher import current_launcher
+from memory_custodian.agents.install import MD_BEGIN, TOML_BEGIN, hook_command, install_agents, server_entry
 from memory_custodian.base.errors import InvalidInput
 from memory_custodian.memory import Memory
 
-MC = current_launcher().command([])  # the absolute command of this installation
-SERVER = current_launcher().server(["mcp"])
+SERVER = server_entry(None, "codex")  # the committed command: no machine's path in it
+
+
+def hook(host: str, event: str, memory=None) -> str:
+    return hook_command(memory, host, event)
 
 USER_SETTINGS = """{
     "permissions": {
@@ -72,9 +74,9 @@ def test_claude_install_merges_and_keeps_user_content(tmp_path):
     pre = settings["hooks"]["PreToolUse"]
     assert pre[0] == {"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}
     assert pre[1] == {"matcher": "Edit|Write|MultiEdit|Read|NotebookEdit",
-                      "hooks": [{"command": f"{MC} hook --host claude PreToolUse", "type": "command"}]}
+                      "hooks": [{"command": hook("claude", "PreToolUse"), "type": "command"}]}
     assert settings["hooks"]["SessionStart"] == [
-        {"hooks": [{"command": f"{MC} hook --host claude SessionStart", "type": "command"}]}]
+        {"hooks": [{"command": hook("claude", "SessionStart"), "type": "command"}]}]
     assert set(settings["hooks"]) == {"PreToolUse", "SessionStart", "UserPromptSubmit", "PreCompact", "Stop",
                                       "SubagentStop", "SessionEnd"}
     # the user's indent is kept
@@ -82,7 +84,7 @@ def test_claude_install_merges_and_keeps_user_content(tmp_path):
 
     mcp = json.loads((tmp_path / ".mcp.json").read_text())
     assert mcp["mcpServers"]["github"] == {"command": "gh-mcp", "args": []}
-    assert mcp["mcpServers"]["memory-custodian"] == SERVER
+    assert mcp["mcpServers"]["memory-custodian"] == server_entry(None, "claude")
 
     claude_md = (tmp_path / "CLAUDE.md").read_text()
     assert claude_md.startswith(USER_CLAUDE_MD + "\n" + MD_BEGIN)
@@ -137,12 +139,13 @@ def test_fresh_project_gets_new_files_and_remove_deletes_them(tmp_path):
                                  "AGENTS.md", "GEMINI.md"]
     toml = (tmp_path / ".codex/config.toml").read_text()
     assert toml.startswith(TOML_BEGIN + "\n[mcp_servers.memory-custodian]\n")
-    assert f'command = {json.dumps(SERVER["command"])}\nargs = {json.dumps(SERVER["args"])}\n'.replace('",', '", ') in toml
+    tomllib = pytest.importorskip("tomllib")
+    assert tomllib.loads(toml)["mcp_servers"]["memory-custodian"] == SERVER
     hooks = json.loads((tmp_path / ".codex/hooks.json").read_text())
     assert hooks["hooks"]["PreToolUse"][0]["matcher"] == "Bash|shell|apply_patch"
     gemini = json.loads((tmp_path / ".gemini/settings.json").read_text())
-    assert gemini["hooks"]["AfterTool"][0]["hooks"][0]["command"] == f"{MC} hook --host gemini AfterTool"
-    assert gemini["mcpServers"]["memory-custodian"]["args"] == ["mcp"]
+    assert gemini["hooks"]["AfterTool"][0]["hooks"][0]["command"] == hook("gemini", "AfterTool")
+    assert gemini["mcpServers"]["memory-custodian"]["args"][-2:] == ["memory-custodian", "mcp"]
     install_agents(memory, ["codex", "gemini"], remove=True)
     assert snapshot(tmp_path) == {"docs/memory/manifest.md": b"# Memory Manifest\n"}
     assert not (tmp_path / ".codex").exists() and not (tmp_path / ".gemini").exists()
@@ -182,10 +185,11 @@ def test_custom_memory_dir_is_passed_to_commands(tmp_path):
     memory = Memory.open(tmp_path, "docs/notes")
     install_agents(memory, ["claude"], remove=False)
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
-    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
-        f"{MC} hook --host claude --memory-dir docs/notes SessionStart")
-    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"]["args"] == [
-        "mcp", "--memory-dir", "docs/notes"]
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command == hook("claude", "SessionStart", memory)
+    assert command.endswith(" memory-custodian hook --host claude --memory-dir docs/notes SessionStart")
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"]["args"][-4:] == [
+        "memory-custodian", "mcp", "--memory-dir", "docs/notes"]
     assert "`docs/notes/ledger/`" in (tmp_path / "CLAUDE.md").read_text()
 
 

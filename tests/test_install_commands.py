@@ -1,4 +1,5 @@
-"""The commands `init --agent` writes run as a host runs them: absolute, without the installation on PATH."""
+"""The commands `init --agent` writes: the same on every machine, each clone's installation found through its
+per-clone setting, run as a host runs them (no installation on PATH)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 from conftest import run_cli_process
-from test_hooks import context_of, payload
 
-from memory_custodian.agents.install import install_agents
+from memory_custodian.agents.install import hook_command, install_agents, server_entry
 from memory_custodian.base.launcher import CONSOLE_SCRIPT, Launcher, current_launcher
 from memory_custodian.memory import Memory
 
@@ -38,6 +38,7 @@ def server_entries(root: Path) -> list[dict]:
 
 @pytest.fixture
 def wired(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     memory = Memory.open(tmp_path)
     memory.init()
     memory.remember("Always run make test before pushing.", kind="directive", priority="high")
@@ -46,27 +47,22 @@ def wired(tmp_path):
     return tmp_path, proc
 
 
-def test_init_says_which_command_it_wrote(wired):
+def test_init_says_which_installation_this_clone_uses(wired):
     root, proc = wired
     launcher = current_launcher()
     assert Path(launcher.argv[0]).is_absolute()
-    assert f"hooks and MCP server run: {launcher.command([])} (the {launcher.kind} of this installation)" in proc.stdout
+    assert (f"hooks and MCP server find this installation, {launcher.command([])} (its {launcher.kind}), through "
+            "this clone's .git/config (memory-custodian.command); the committed files name no path") in proc.stdout
     assert "created   .claude/settings.json" in proc.stdout and "changed" not in proc.stdout
+    setting = subprocess.run(["git", "config", "--get", "memory-custodian.command"], cwd=root, capture_output=True,
+                             text=True).stdout.strip()
+    assert setting == launcher.posix_command()
+    committed = "".join((root / rel).read_text() for rel in (".claude/settings.json", ".mcp.json", ".codex/hooks.json",
+                                                              ".codex/config.toml", ".gemini/settings.json"))
+    assert launcher.argv[0] not in committed and sys.executable not in committed
     # a checkout under the temp folder (some CI machines clone there) is rightly warned about
-    assert proc.stderr == "" or (launcher.temporary() and proc.stderr.startswith("warning: the command written is ")
+    assert proc.stderr == "" or (launcher.temporary() and proc.stderr.startswith("warning: this clone's installation")
                                  and proc.stderr.count("\n") == 1)
-
-
-def test_every_hook_command_answers_without_path(wired):
-    root, _ = wired
-    for host, commands in hook_commands(root).items():
-        for event, command in commands:
-            assert command.startswith(current_launcher().command([]) + " hook ")
-            proc = subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", "sh", "-c", command], cwd=root, timeout=60,
-                                  input=payload(host, event, root), capture_output=True, text=True)
-            assert (proc.returncode, proc.stderr) == (0, ""), (host, event, proc.stderr)
-            if event == "SessionStart":
-                assert "Always run make test before pushing." in context_of(proc.stdout, event)
 
 
 def test_every_mcp_command_starts_without_path_and_lists_its_tools(wired):
@@ -96,23 +92,36 @@ def test_every_mcp_command_starts_without_path_and_lists_its_tools(wired):
             for i, entry in enumerate(distinct):
                 group.start_soon(one, i, entry)
 
-    assert len(entries) == 3 and all(Path(entry["command"]).is_absolute() for entry in entries)
+    assert len(entries) == 3 and all(entry["command"] == "git" for entry in entries)
     anyio.run(all_of)
     assert all("memory_recall" in names for names in found)
 
 
-def test_the_windows_form_is_the_quoted_interpreter(tmp_path):
+def test_the_windows_form_is_the_same_committed_command_and_a_slashed_per_clone_setting(tmp_path):
     memory = Memory.open(tmp_path)
     memory.init()
     python = r"C:\Program Files\Python312\python.exe"
-    report = install_agents(memory, ["claude", "codex"], launcher=Launcher.for_interpreter(python, windows=True))
+    launcher = Launcher.for_interpreter(python, windows=True)
+    report = install_agents(memory, ["claude", "codex"], launcher=launcher)
     assert report["command_kind"] == "interpreter"
+    assert report["command"] == '"C:\\Program Files\\Python312\\python.exe" -m memory_custodian'  # cmd.exe quoting
+    # Git's own sh runs the per-clone setting on Windows: forward slashes, POSIX quotes
+    assert launcher.posix_command() == "'C:/Program Files/Python312/python.exe' -m memory_custodian"
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
-    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == (
-        '"C:\\Program Files\\Python312\\python.exe" -m memory_custodian hook --host claude SessionStart')
-    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"] == {
-        "command": python, "args": ["-m", "memory_custodian", "mcp"]}
-    assert 'command = "C:\\\\Program Files\\\\Python312\\\\python.exe"' in (tmp_path / ".codex/config.toml").read_text()
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == hook_command(
+        memory, "claude", "SessionStart")
+    assert "Python312" not in (tmp_path / ".claude/settings.json").read_text() + (tmp_path / ".mcp.json").read_text()
+
+
+def test_the_committed_command_reads_the_same_in_sh_and_powershell():
+    """One line for every shell a host may use: single-quoted words only, no quote inside them."""
+    import shlex
+
+    for host, event in (("claude", "SessionStart"), ("gemini", "AfterTool"), ("codex", "Stop")):
+        words = shlex.split(hook_command(None, host, event))
+        assert words[0] == "git" and words[-5:] == ["memory-custodian", "hook", "--host", host, event]
+        assert all("'" not in w and '"' not in w for w in words)
+        assert "$GEMINI_PROJECT_DIR" not in words[2] and "$CLAUDE_PROJECT_DIR" not in words[2]  # Gemini rewrites those
 
 
 def test_rerunning_replaces_a_stale_or_bare_command(tmp_path):
@@ -121,23 +130,55 @@ def test_rerunning_replaces_a_stale_or_bare_command(tmp_path):
     settings = tmp_path / ".claude/settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"hooks": {"SessionStart": [
-        {"hooks": [{"command": "memory-custodian hook --host claude SessionStart", "type": "command"}]},
+        {"hooks": [{"command": "/old/venv/bin/memory-custodian hook --host claude SessionStart", "type": "command"}]},
         {"hooks": [{"command": "./scripts/mine.sh", "type": "command"}]}]}}))
-    install_agents(memory, ["claude"], launcher=Launcher(["/old/venv/bin/memory-custodian"], CONSOLE_SCRIPT))
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"memory-custodian": {
+        "command": "/old/venv/bin/memory-custodian", "args": ["mcp"]}}}))
     report = install_agents(memory, ["claude"])
-    assert ".claude/settings.json" in report["changed"]
+    assert {".claude/settings.json", ".mcp.json"} <= set(report["changed"])
     start = json.loads(settings.read_text())["hooks"]["SessionStart"]
     commands = [h["command"] for g in start for h in g["hooks"]]
-    assert commands == ["./scripts/mine.sh", current_launcher().command(["hook", "--host", "claude", "SessionStart"])]
-    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"]["command"] == \
-        current_launcher().argv[0]
+    assert commands == ["./scripts/mine.sh", hook_command(memory, "claude", "SessionStart")]
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["memory-custodian"] == server_entry(
+        memory, "claude")
 
 
 def test_a_temporary_installation_is_warned_about(tmp_path):
     memory = Memory.open(tmp_path)
     memory.init()
-    report = install_agents(memory, ["claude"], launcher=Launcher(["/tmp/pip-run-x1/bin/memory-custodian"], CONSOLE_SCRIPT))
-    assert report["warnings"] and "looks temporary" in report["warnings"][0] and "pipx install" in report["warnings"][0]
-    assert not install_agents(memory, ["claude"], launcher=Launcher(["/usr/local/bin/memory-custodian"],
-                                                                    CONSOLE_SCRIPT))["warnings"]
+    temporary = Launcher(["/tmp/pip-run-x1/bin/memory-custodian"], CONSOLE_SCRIPT)
+    report = install_agents(memory, ["claude"], launcher=temporary)
+    assert any("looks temporary" in w and "pipx install" in w for w in report["warnings"])
+    assert not [w for w in install_agents(memory, ["claude"], launcher=Launcher(["/usr/local/bin/memory-custodian"],
+                                                                               CONSOLE_SCRIPT))["warnings"]
+                if "temporary" in w]
     assert current_launcher().argv[0] != sys.executable or current_launcher().kind == "interpreter"
+
+
+def cmd_words(line: str) -> list[str]:
+    """How cmd.exe hands a command line to a program (the C runtime's rules for these words: double quotes
+    group, nothing inside them is special, no backslash precedes a quote here)."""
+    import re
+
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in re.finditer(r'"([^"]*)"|(\S+)', line)]
+
+
+def test_codex_gets_a_cmd_exe_form_of_each_hook_with_the_same_words(tmp_path):
+    from memory_custodian.base.launcher import portable_argv
+
+    memory = Memory.open(tmp_path)
+    memory.init()
+    install_agents(memory, ["codex", "claude"])
+    codex = json.loads((tmp_path / ".codex/hooks.json").read_text())["hooks"]
+    for event, groups in codex.items():
+        entry = groups[0]["hooks"][0]
+        windows = entry["commandWindows"]
+        assert "%" not in windows and "'" not in windows  # nothing cmd.exe would expand or keep
+        words = cmd_words(windows)
+        assert words[0] == "git" and words[-1] == event and words[-4:-1] == ["hook", "--host", "codex"]
+        import shlex
+
+        assert words == shlex.split(entry["command"])  # the same program and words as the sh form
+        assert words[:2] == portable_argv(["hook"], "x")[:2]
+    claude = json.loads((tmp_path / ".claude/settings.json").read_text())["hooks"]
+    assert all("commandWindows" not in g["hooks"][0] for groups in claude.values() for g in groups)

@@ -266,18 +266,25 @@ TASK_SCAN = 50  # task checkpoints read to pick the most recent from (recall ord
 
 def _open_tasks(memory) -> list[tuple[str, str | None]]:
     """Open task checkpoints of every priority (where the last sessions left off), most recent first,
-    as (line, note id), with a closing line counting the rest."""
+    as (line, note id), with a closing line counting the rest. An idle automatic checkpoint (no file
+    changed, nothing written) never takes a real task's place: it is only counted."""
     from ..ledger.frames import index_line
+    from ..session.auto_checkpoint import is_idle_checkpoint
 
     result = memory.recall(None, kinds=("task",), limit=TASK_SCAN, counts="matched", ids=False)
     # the create event's id orders notes made in one millisecond (a note id is random)
     hits = sorted(result.hits, key=lambda h: (h.note.created_at, h.note.created_event), reverse=True)
+    idle = sum(1 for h in hits if is_idle_checkpoint(h.note))
+    real = [h for h in hits if not is_idle_checkpoint(h.note)]
     lines: list[tuple[str, str | None]] = [(index_line(h.note, h.state, framed=True), h.note.id)
-                                           for h in hits[:HIGH_TASKS]]
-    rest = len(hits) - len(lines) + (result.below_cutoff or 0)
+                                           for h in real[:HIGH_TASKS]]
+    rest = len(real) - len(lines) + (result.below_cutoff or 0)
     if rest:
         lines.append((f"{rest} more open task{'s' if rest != 1 else ''} — `memory_recall` with kinds [task] "
                       "(or `memory-custodian recall --kind task`) lists them", None))
+    if idle:
+        lines.append((f"{idle} idle automatic checkpoint{'s' if idle != 1 else ''} not listed (no file changed, "
+                      "nothing recorded)", None))
     return lines
 
 

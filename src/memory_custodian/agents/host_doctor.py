@@ -99,6 +99,11 @@ def _check_hook(root: str, spec, event: str, command: str) -> Finding:
         told = " ".join((proc.stderr or proc.stdout).split())[:200]
         return Finding(area, False, f"`{command}` exited {proc.returncode}: {told}",
                        f"rerun `memory-custodian init --agent {spec.name}` from the installation you use")
+    from ..base.launcher import not_installed_text
+
+    if not_installed_text(spec.name) in proc.stdout:
+        return Finding(area, False, "found no installation and told the agent memory is not installed here",
+                       "run `memory-custodian init` in this clone from the installation you use")
     if proc.stderr.strip():
         return Finding(area, False, f"answered in {ms:.0f} ms but said: {' '.join(proc.stderr.split())[:300]}",
                        "fix what it names (the agent was told the same)")
@@ -107,10 +112,14 @@ def _check_hook(root: str, spec, event: str, command: str) -> Finding:
 
 def _check_server(root: str, host: str, where: str, entry: dict) -> Finding:
     area = f"{host} MCP server ({where})"
+    import shutil
+
     argv = [str(entry.get("command", "")), *[str(a) for a in entry.get("args", ())]]
-    if not os.path.isabs(argv[0]) or not os.access(argv[0], os.X_OK):
-        return Finding(area, False, f"{argv[0]!r} is not an executable absolute path",
+    program = shutil.which(argv[0], path=HOOK_ENV_PATH) if not os.path.isabs(argv[0]) else argv[0]
+    if program is None or not os.access(program, os.X_OK):
+        return Finding(area, False, f"{argv[0]!r} is not a program a host finds (PATH {HOOK_ENV_PATH})",
                        f"rerun `memory-custodian init --agent {host}` from the installation you use")
+    argv[0] = program
     tools = _list_tools(argv, root)
     if isinstance(tools, str):
         return Finding(area, False, tools, f"rerun `memory-custodian init --agent {host}`; then `memory-custodian mcp` "

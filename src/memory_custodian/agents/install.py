@@ -2,9 +2,10 @@
 
 Everything we add is findable again: text snippets sit between our markers, JSON entries carry
 a `… memory-custodian hook` command (`launcher.is_our_command`), the TOML block sits between marker
-comments. The commands are absolute (`launcher.py`), so re-running from another installation
-rewrites a stale one. So a
-second run changes nothing and `--remove` takes out exactly what we added. The file as it was
+comments. The commands name no installation (`launcher.portable_argv`): the same bytes on every
+machine, each clone finding its own through the per-clone setting this writes to `.git/config`.
+A command an older version wrote with an absolute path is replaced. So a second run (on any
+machine) changes nothing and `--remove` takes out exactly what we added. The file as it was
 before our first install is kept in `.cache/agents-originals.json`, and when removing leaves the
 rest of it as it was, those exact bytes come back (formatting, key order, trailing newline and all).
 Which files a host gets, and of what kind, is the host module's `files` (see `hosts.adapter.Host`).
@@ -20,7 +21,8 @@ from ..base.fsutil import atomic_write, cache_dir, project_lock, read_utf8
 from ..base.project import DEFAULT_MEMORY_DIR
 from ..base.records import Record
 from . import hosts, managed_block
-from ..base.launcher import Launcher, current_launcher, is_our_command
+from ..base.launcher import (Launcher, current_launcher, is_our_command, not_installed_text, portable_argv,
+                             portable_command)
 
 SERVER_NAME = "memory-custodian"
 
@@ -52,16 +54,26 @@ def _rel_memory_dir(memory) -> str:
 
 
 def _dir_args(memory) -> list[str]:
+    if memory is None:  # the default folder
+        return []
     rel = _rel_memory_dir(memory)
     return [] if rel == DEFAULT_MEMORY_DIR else ["--memory-dir", rel]
 
 
-def hook_command(memory, host: str, event: str, launcher: Launcher) -> str:
-    return launcher.command(["hook", "--host", host, *_dir_args(memory), event])
+def hook_command(memory, host: str, event: str, shell: str = "sh") -> str:
+    """The committed hook command: no machine's path; where no installation is found, the agent is told so
+    at session start (the host's own JSON shape) and every other event answers as an empty hook does.
+    `shell` "cmd" gives the same command quoted for cmd.exe (`Host.windows_command_key`)."""
+    spec = hosts.load(host)
+    told = spec.render_output(event, not_installed_text(host)) if spec.events.get(event) == "start" else ""
+    answer = (told or spec.empty_output) + ("\n" if told or spec.empty_output else "")
+    return portable_command(["hook", "--host", host, *_dir_args(memory), event], answer, shell=shell)
 
 
-def server_entry(memory, launcher: Launcher) -> dict:
-    return launcher.server(["mcp", *_dir_args(memory)])
+def server_entry(memory, host: str) -> dict:
+    """The committed MCP server entry: `git` and the same lookup; with none installed, one line on stderr."""
+    argv = portable_argv(["mcp", *_dir_args(memory)], not_installed_text(host) + "\n", to_stderr=True)
+    return {"args": argv[1:], "command": argv[0]}
 
 
 def snippet(memory, host: str) -> str:
@@ -169,7 +181,7 @@ def _strip_hooks(data: dict) -> dict:
     return out
 
 
-def _add_hooks(data: dict, memory, host: str, launcher: Launcher) -> dict:
+def _add_hooks(data: dict, memory, host: str) -> dict:
     data = _strip_hooks(data)
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
@@ -178,7 +190,10 @@ def _add_hooks(data: dict, memory, host: str, launcher: Launcher) -> dict:
     spec = hosts.load(host)
     for event in spec.events:
         matcher = spec.matcher(event)
-        group: dict = {"hooks": [{"command": hook_command(memory, host, event, launcher), "type": "command"}]}
+        entry = {"command": hook_command(memory, host, event), "type": "command"}
+        if spec.windows_command_key:
+            entry[spec.windows_command_key] = hook_command(memory, host, event, shell="cmd")
+        group: dict = {"hooks": [entry]}
         if matcher:
             group = {"hooks": group["hooks"], "matcher": matcher}
         existing = hooks.get(event, [])
@@ -201,12 +216,12 @@ def _strip_server(data: dict) -> dict:
     return out
 
 
-def _add_server(data: dict, memory, launcher: Launcher) -> dict:
+def _add_server(data: dict, memory, host: str) -> dict:
     servers = data.get("mcpServers")
     if servers is not None and not isinstance(servers, dict):
         raise InvalidInput('"mcpServers" is not a JSON object; fix it by hand, then rerun')
     servers = dict(servers or {})
-    servers[SERVER_NAME] = server_entry(memory, launcher)
+    servers[SERVER_NAME] = server_entry(memory, host)
     return {**data, "mcpServers": servers}
 
 
@@ -222,8 +237,8 @@ def _prune(value):
 
 # ---- TOML block (Codex) ------------------------------------------------------------------------
 
-def _toml_block(memory, launcher: Launcher) -> str:
-    entry = server_entry(memory, launcher)
+def _toml_block(memory, host: str) -> str:
+    entry = server_entry(memory, host)
     args = ", ".join(json.dumps(a) for a in entry["args"])
     return (f"{TOML_BEGIN}\n[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(entry['command'])}\n"
             f"args = [{args}]\n{TOML_END}\n")
@@ -285,7 +300,7 @@ def _without_ours(current: str | None, begin: str, end: str, original: str | Non
 
 
 def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: str | None,
-               original: str | None, has_original: bool, launcher: Launcher, force: bool = False):
+               original: str | None, has_original: bool, force: bool = False):
     """The new text of one file (None: the file should not exist; RESTORE: its original bytes)."""
     path = os.path.join(memory.root_str, rel)
     if kind == "md" and current is not None:
@@ -308,7 +323,7 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
             return _without_ours(current, TOML_BEGIN, TOML_END, original, has_original)
         if current is not None and _user_defines_server(current):
             return current
-        return _with_block(current, _toml_block(memory, launcher), TOML_BEGIN, TOML_END)
+        return _with_block(current, _toml_block(memory, host), TOML_BEGIN, TOML_END)
     # JSON: "hooks", "server" or "hooks+server"
     data = _load_json(path, current)
     stripped = _strip_kind(data, kind)
@@ -323,9 +338,9 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
         return _dump_json(stripped, current)
     new = data
     if "hooks" in kind:
-        new = _add_hooks(new, memory, host, launcher)
+        new = _add_hooks(new, memory, host)
     if "server" in kind:
-        new = _add_server(new, memory, launcher)
+        new = _add_server(new, memory, host)
     if new == data:  # our entries are there already: keys re-added in another order are no change
         return current
     return _dump_json(new, current)
@@ -404,7 +419,9 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
     Returns {"action", "agents", "created", "changed", "unchanged", "removed": [paths], "command",
-    "command_kind", "warnings"}; the commands are `launcher`'s (default: this installation's).
+    "command_kind", "setting", "warnings"}. The files name no installation (`launcher.portable_argv`): this
+    clone's, `launcher` (default: the running one), goes to its per-clone setting (`setting`: set, unchanged
+    or why not), so two machines with different install paths write the same bytes.
     Nothing is written unless every file involved could be read and planned.
     """
     launcher = launcher or current_launcher()
@@ -415,7 +432,7 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
     with project_lock(memory.memory_dir_str):
         store_path = os.path.join(cache_dir(memory.memory_dir_str), ORIGINALS)
         originals = _load_originals(store_path)
-        plans = [_plan(memory, host, rel, kind, remove, originals, launcher, force)
+        plans = [_plan(memory, host, rel, kind, remove, originals, force)
                  for host in wanted for rel, kind in hosts.load(host).files]
         created, changed, unchanged, removed = [], [], [], []
         for rel, current, new in plans:
@@ -442,28 +459,33 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
         elif os.path.exists(store_path):
             os.unlink(store_path)
     warnings = []
+    setting = None
+    if not remove:
+        from ..setup.installation import outside_git_warning, write_setting
+
+        setting = write_setting(root, launcher)
+        if setting == "not a git repository":
+            warnings.extend(outside_git_warning(root, launcher))
     if not remove and launcher.temporary():
-        warnings.append(f"the command written is {launcher.command([])}, which looks temporary: once it is gone "
+        warnings.append(f"this clone's installation is {launcher.command([])}, which looks temporary: once it is gone "
                         "the hooks find nothing — install memory-custodian for good (`pipx install` or `uv tool "
                         "install`), then rerun `memory-custodian init --agent`")
     report = InstallReport(action="remove" if remove else "install", agents=wanted, created=sorted(created),
                            changed=sorted(changed), removed=sorted(removed), unchanged=sorted(unchanged),
                            command=None if remove else launcher.command([]),
-                           command_kind=None if remove else launcher.kind, warnings=warnings)
+                           command_kind=None if remove else launcher.kind, setting=setting, warnings=warnings)
     report.update(managed_block.kept_report(plans, remove))
     return report
 
 
-def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, launcher: Launcher,
-          force: bool = False):
+def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, force: bool = False):
     """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
     path = _confined(memory.root_str, rel)
     current = _read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
     has_original = rel in originals
     original = originals.get(rel)
-    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, launcher,
-                         force)
+    planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, force)
     new = original if planned is RESTORE else form.encode(planned)
     if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):
         originals[rel] = current  # the file as it was before we first touched it

@@ -174,6 +174,12 @@ def unreadable(path, exc: OSError, what: str = "file") -> Corrupt:
 
 def short_line(exc: BaseException, limit: int = 240) -> str:
     """Any error as one short line, for a problem named inside a context pack (the hooks fail open)."""
-    text = exc.one_line() if isinstance(exc, CustodianError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, CustodianError):
+        text = exc.one_line()
+    elif isinstance(exc, OSError) and exc.strerror:  # not `OSError: [Errno 30] ...`: what failed, on which file
+        where = f" {exc.filename}" if exc.filename else ""
+        text = f"could not use{where}: {exc.strerror.lower()}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

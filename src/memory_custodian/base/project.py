@@ -26,6 +26,45 @@ def find_project_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> str:
         candidate = parent
 
 
+def git_top_level(start: str) -> str | None:
+    """The nearest ancestor of `start` holding `.git` (a folder, or a worktree's file), or None."""
+    candidate = start
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return None
+        candidate = parent
+
+
+def init_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> tuple[str, str | None]:
+    """Where `init` without a project root writes, and a note when that is not `start` (default: cwd).
+
+    The folder an agent starts in is the repository's top level, so from a subdirectory that is where
+    memory and the host files go; a folder that already holds the memory is kept. Outside a repository,
+    and where the top level would be the filesystem root or the home folder, nothing is guessed.
+    """
+    here = os.path.realpath(os.path.expanduser(os.fspath(start or ".")))
+    existing = find_project_root(here, memory_dir)
+    if os.path.isfile(os.path.join(existing, memory_dir, "manifest.md")):
+        return existing, None if existing == here else f"the memory folder is at {existing}; using it"
+    top = git_top_level(here)
+    if top is None:
+        raise InvalidInput(f"{here} is not inside a git repository, so init does not guess where the agent "
+                           "starts: pass {field} DIR (the folder your agent is started in), or run `git init` "
+                           "there first", field="project_root")
+    home = os.path.realpath(os.path.expanduser("~"))
+    if top in (os.path.dirname(top), home):
+        where = "the filesystem root" if top == os.path.dirname(top) else "your home folder"
+        raise InvalidInput(f"the git repository here is {where} ({top}); init writes there only when asked: "
+                           "pass {field} DIR", field="project_root")
+    if top == here:
+        return top, None
+    inside = os.path.relpath(here, top)
+    return top, f"using the repository's top level {top} (you are in {inside}), where the agent starts"
+
+
 def memory_dir_parts(raw: str) -> list[str]:
     """The parts of a `--memory-dir` value, checked: relative, POSIX, under `docs/`, no `..`."""
     if "\\" in raw or (len(raw) > 1 and raw[1] == ":"):

@@ -9,6 +9,13 @@ from .output import Exit, echo, emit_json, open_memory
 
 def init(project_root, memory_dir, extended, agents, remove, force_agent, with_codex, with_claude, with_gemini,
          repair, replace_existing, apply_, fmt):
+    note = None
+    if project_root is None:
+        from ..base.project import DEFAULT_MEMORY_DIR, init_root
+
+        project_root, note = init_root(None, memory_dir or DEFAULT_MEMORY_DIR)
+    if note:
+        sys.stderr.write(f"init: {note}\n")
     memory = open_memory(project_root, memory_dir)
     agents = list(agents or []) + [h for h, on in (("codex", with_codex), ("claude", with_claude),
                                                    ("gemini", with_gemini)) if on]
@@ -45,7 +52,11 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
         for path in report.get("kept_09_block") or ():
             echo(f"kept      {path} (its MemoryCustodian 0.9 block; --force-agent replaces it with ours)")
         if report.get("command"):
-            echo(f"hooks and MCP server run: {report['command']} (the {report['command_kind']} of this installation)")
+            where = ("this clone's .git/config (memory-custodian.command)"
+                     if report.get("setting") in ("set", "unchanged")
+                     else "PATH and the usual install places")
+            echo(f"hooks and MCP server find this installation, {report['command']} (its {report['command_kind']}), "
+                 f"through {where}; the committed files name no path")
         for message in report.get("warnings") or ():
             sys.stderr.write(f"warning: {message}\n")
     elif report is not None:

@@ -140,6 +140,9 @@ def doctor(repair, yes, ledger_only, fmt, project_root, memory_dir):
     from ..base.errors import ProblemsFound
 
     memory = open_memory(project_root, memory_dir)
+    from ..base.project import require_memory_dir
+
+    require_memory_dir(memory.memory_dir_str)  # outside a project: one line saying so, in this command's words
     report = _ledger_report(memory, repair, yes)
     setup = [] if ledger_only else [f.to_dict() for f in _setup_findings(memory)]
     failed = [f for f in setup if not f["ok"]]

@@ -35,7 +35,9 @@ _TABLE = (
                                            "--apply writes it (curated text is lost)."),
                 flag("--apply", "With --replace-existing: write the replacement.", dest="apply_"),
                 FORMAT,
-            ), "Also creates the private .cache/ folder and a .gitattributes rule so git merges the ledger by union."),
+            ), "Writes at the repository's top level (from any folder inside it; outside one, pass --project-root). "
+               "Also creates the private .cache/ folder, the .gitattributes rules and this clone's merge drivers "
+               "and installation setting in .git/config, so branches merge memory entry by entry."),
     Command("read", "curated", "curated_read:read",
             "Print the context pack for a task: routed files packed to budget, then what was left out.",
             "memory-custodian read --task implementation --path src/app.py", (
@@ -195,9 +197,10 @@ _TABLE = (
             "memory-custodian merge-driver curated %O %A %B %P", (
                 Arg("kind", "KIND"), Arg("base", "BASE"), Arg("ours", "OURS"), Arg("theirs", "THEIRS"),
                 Arg("path", "PATH"),
-            ), "KIND is curated (entry by entry: both branches' new entries kept; an entry both changed becomes "
-               "one marked entry that `check` reports, exit 1) or mirror (MEMORY.md rendered again from the union "
-               "of both branches' ledger shards). The result is written to OURS."),
+            ), "KIND is curated (entry by entry against the base: a change made on one side is taken, a forget "
+               "on either side wins, an entry both changed differently becomes one marked entry that `check` "
+               "reports, exit 1), ledger (both sides' events, forgets applied) or mirror (MEMORY.md rendered "
+               "again from both branches' ledger). The result is written to OURS."),
     # ---- maintenance ----
     Command("check", "maintenance", "curated_read:check",
             "Validate the memory folder: files, manifest, routes, budgets, fences, index. Exit 1 on any problem.",

@@ -92,6 +92,7 @@ def check_memory(memory) -> CheckResult:
             add(Finding(PROBLEM, "core-missing", f(name), None, CORE_MISSING))
 
     texts: dict[str, str] = {}
+    forgotten = _forgotten_prints(memory_dir)
     for name in _memory_files(memory_dir):
         result.files_checked += 1
         try:
@@ -103,6 +104,8 @@ def check_memory(memory) -> CheckResult:
         if marker is not None:
             add(Finding(PROBLEM, "conflict-markers", f(name), marker, ADVICE))
         document = split_units(texts[name])
+        for line in _forgotten_lines(document, forgotten) if forgotten else ():
+            add(Finding(PROBLEM, "forgotten-entry-back", f(name), line, FORGOTTEN_BACK))
         if document.unclosed_fence_line is not None:
             add(Finding(PROBLEM, "unclosed-fence", f(name), document.unclosed_fence_line,
                         "code fence is never closed; the rest of the file is read as code — close it"))
@@ -136,6 +139,34 @@ def check_memory(memory) -> CheckResult:
                     "the derived cache is not git-ignored — run `memory-custodian init` to add it"))
     result.findings.sort(key=lambda x: (x.file, x.line or 0, x.code, x.message))
     return result
+
+
+FORGOTTEN_BACK = ("this entry was forgotten (its fingerprint is in forgotten.txt) and is back, through a copy or a "
+                  "merge that could not see the forget — delete it, or forget its topic again")
+
+
+def _forgotten_prints(memory_dir) -> frozenset:
+    from ..base.fsutil import read_utf8
+    from .write.fingerprints import FILE, parse
+
+    path = os.path.join(os.fspath(memory_dir), FILE)
+    return parse(read_utf8(path)) if fsutil.is_file(path) else frozenset()
+
+
+def _forgotten_lines(document, forgotten: frozenset) -> list[int]:
+    """The lines of entries (and of bullets inside a dated section) whose fingerprint was forgotten."""
+    from .parse.units import split_units
+    from .write.fingerprints import fingerprint
+
+    lines = []
+    for unit in document.units:
+        if fingerprint(unit.text) in forgotten:
+            lines.append(unit.start_line)
+        elif unit.kind == "section" and "\n- " in unit.text:
+            body = unit.text.partition("\n")[2]
+            lines.extend(unit.start_line + b.start_line for b in split_units(body).units
+                         if fingerprint(b.text) in forgotten)
+    return lines
 
 
 def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
@@ -258,6 +289,8 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
         if not fsutil.is_file(os.path.join(memory_dir, entry.module)):
             add(Finding(PROBLEM, "index-missing", mpath, entry.line,
                         f"{entry.module} is in the module index but does not exist; create it or remove the entry"))
+    for name in manifest.unrouted_core(set(texts)):
+        add(Finding(PROBLEM, "core-not-routed", mpath, None, manifest.unrouted_core_text(name)))
     routed = set(manifest.all_routed_modules())
     for name in texts:
         folder = name.split("/", 1)[0] if "/" in name else ""

@@ -42,8 +42,13 @@ class LedgerNotes:
         from .storage.ids import CROCKFORD, NOTE_ID_LEN
 
         key = str(id_or_prefix).strip().lstrip("#").lower()
-        if len(key) < 4 or len(key) > NOTE_ID_LEN or any(c not in CROCKFORD for c in key):
+        if len(key) < 4:
             raise InvalidInput(f"note id {id_or_prefix!r}: give at least 4 characters of an id such as #k7m2x9qa")
+        if len(key) > NOTE_ID_LEN or any(c not in CROCKFORD for c in key):
+            odd = sorted({c for c in key if c not in CROCKFORD})
+            why = (f"it has {', '.join(repr(c) for c in odd)}, which no id has (ids are 0-9 and a-z without i, l, "
+                   "o and u)") if odd else f"ids have {NOTE_ID_LEN} characters"
+            raise InvalidInput(f"{id_or_prefix!r} is not a note id: {why}; an id looks like #k7m2x9qa")
         index = index or self.index()
         found = index.ids_with_prefix(key)
         if not found:

@@ -1,5 +1,8 @@
 """The automatic task checkpoint: at compaction and session end, one `task` note of what was being done.
 
+Only a session that changed files or wrote memory leaves one: a question answered is no task, and a
+committed note of nothing would be every teammate's open task for a month.
+
 Written without any model, from what the hooks saw: the user's last request (quoted, credentials
 redacted line by line), the files the session changed, the branch, and the notes written while it ran. It is a
 `task` at provenance `auto` (weakest: shown as memory to verify), expires like any task, and each
@@ -68,6 +71,16 @@ def body_text(wb: dict, branch: str | None, written: list[str]) -> str:
     return "\n".join(lines) + "\n(written automatically at compaction or session end; verify before relying on it)"
 
 
+IDLE_LINES = ("Files changed: none seen by the hooks", "Notes written meanwhile: none")
+
+
+def is_idle_checkpoint(note) -> bool:
+    """An automatic checkpoint of a session that changed no file and wrote no memory (older versions
+    wrote them): never an open task worth a line at session start."""
+    return (note.provenance == "auto" and TAG in (note.tags or ()) and
+            all(line in (note.body or "").splitlines() for line in IDLE_LINES))
+
+
 def write_checkpoint(memory, state) -> str | None:
     """Record (or supersede) this session's checkpoint; the new note's id, or None when there was
     nothing to say or nothing changed since the last one."""
@@ -76,8 +89,8 @@ def write_checkpoint(memory, state) -> str | None:
     wb = session(state, memory.memory_dir_str)
     written = [n for _, n, _, actor in written_since(memory.memory_dir_str, wb.get("offsets") or {})
                if actor != "auto"]
-    if not (wb.get("request") or wb.get("session_files") or written):
-        return None
+    if not (wb.get("session_files") or written):
+        return None  # a question answered, nothing changed: no record of nothing for the whole team
     body = body_text(wb, current_branch(memory.root_str), written)
     if body == wb.get("auto_body"):
         return None  # compaction then session end with nothing new: one note, not two

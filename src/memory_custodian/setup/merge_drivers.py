@@ -1,9 +1,11 @@
 """The git merge drivers `init` registers, so a team's branches merge memory without conflicts.
 
-`.gitattributes` names them for the memory folder (ledger shards by git's own `union`, curated
-files by `memory-custodian-curated`, `MEMORY.md` by `memory-custodian-mirror`) and `.git/config`
-says what runs them: the absolute command of this installation. A clone whose config lacks them
-still merges — git falls back to its own line merge — and `doctor` says the drivers are missing.
+`.gitattributes` names them for the memory folder (ledger shards by `memory-custodian-ledger`,
+curated files by `memory-custodian-curated`, `MEMORY.md` by `memory-custodian-mirror`, the forgotten
+fingerprints by git's `union`) and `.git/config` says what runs them: the absolute command of this
+clone's installation (per clone, never committed). A clone whose config lacks them still merges —
+git falls back to its own line merge, conflicts included — and `doctor` says the drivers are missing.
+Each compares both sides with the base (`curated.write.merge_entries`, `merge_ledger`); see docs/team.md.
 
 The mirror is never merged as text: it is rendered again from the union of both branches' ledger
 shards (the same union git writes), so `export --check` is green after the merge. Git names the
@@ -18,35 +20,19 @@ import subprocess
 import sys
 
 from ..curated.write.initializing import CURATED_DRIVER as CURATED
+from ..curated.write.initializing import LEDGER_DRIVER as LEDGER
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
+from .gitrepo import git, git_dir, shards_at  # callers import git and git_dir from here too
 
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
-                MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger"}
-DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror"}
+                MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger",
+                LEDGER: "memory-custodian: ledger shards, both sides' events, forgets applied"}
+DRIVER_KINDS = {CURATED: "curated", MIRROR: "mirror", LEDGER: "ledger"}
 
 
 def driver_command(launcher, kind: str) -> str:
     # the placeholders stay bare: git substitutes them already quoted
     return launcher.command(["merge-driver", kind]) + " %O %A %B %P"
-
-
-def git(root: str, *args: str, check: bool = True, text: bool = True):
-    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=text)
-    if check and proc.returncode != 0:
-        from ..base.errors import Corrupt
-
-        err = proc.stderr.decode("utf-8", "replace") if isinstance(proc.stderr, bytes) else proc.stderr
-        raise Corrupt(f"`git {' '.join(args)}` failed: {' '.join(err.split())[:200]}")
-    return proc
-
-
-def git_dir(root: str) -> str | None:
-    """The repository's git folder, or None outside a repository (or without git installed)."""
-    try:
-        proc = git(root, "rev-parse", "--absolute-git-dir", check=False)
-    except FileNotFoundError:
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
 
 
 def register(root: str, launcher=None) -> str:
@@ -56,7 +42,9 @@ def register(root: str, launcher=None) -> str:
     from ..base.launcher import current_launcher
 
     launcher = launcher or current_launcher()
-    changed = False
+    from .installation import write_setting
+
+    changed = write_setting(root, launcher) == "set"  # the committed host files find the installation by it
     for name, title in DRIVER_NAMES.items():
         for key, value in (("name", title), ("driver", driver_command(launcher, DRIVER_KINDS[name]))):
             current = git(root, "config", "--local", "--get", f"merge.{name}.{key}", check=False).stdout.strip()
@@ -82,22 +70,31 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     if kind not in DRIVER_KINDS.values():
         from ..base.errors import InvalidInput
 
-        raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated or mirror")
+        raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated, ledger or mirror")
+    import gc
+
+    gc.disable()  # a short-lived process: collecting a big file's hundreds of thousands of entries only costs time
     if kind == "mirror":
         return _merge_mirror(ours, path)
+    if kind == "ledger":
+        from .merge_ledger import merge_shard
+
+        return merge_shard(base, ours, theirs, path)
     from ..curated.write.merge_entries import mergeable, merge_entries
 
-    texts = [_read(p) for p in (base, ours, theirs)]
-    if None in texts or os.path.basename(path) == "manifest.md" or not mergeable(*texts):
+    b, o, t = (_read(p) for p in (base, ours, theirs))
+    if b is None or o is None or t is None or os.path.basename(path) == "manifest.md" or not mergeable(b, o, t):
         # not entries (the manifest, a brief in prose, bytes that are not UTF-8): git's own line merge
         proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs])
         return 0 if proc.returncode == 0 else 1
-    merged = merge_entries(*texts)
+    from .merge_ledger import forgotten_sides
+
+    merged = merge_entries(b, o, t, forgotten_sides(path))
     _write(ours, merged.text)
     if merged.conflicts:
         sys.stderr.write(f"memory-custodian: {path}: {merged.conflicts} entr{'y' if merged.conflicts == 1 else 'ies'} "
-                         "changed on both branches, marked in the file — keep the right version, delete the marker "
-                         "lines, then run `memory-custodian check`\n")
+                         "changed differently on both branches, marked in the file — keep the right version (or "
+                         "write one that combines them), delete the marker lines, then run `memory-custodian check`\n")
     return 1 if merged.conflicts else 0
 
 
@@ -110,7 +107,7 @@ def _merge_mirror(ours: str, path: str) -> int:
     memory_rel = os.path.dirname(path) or "."
     shards: dict[str, list[bytes]] = {}
     for commit in ("HEAD", theirs[0]):
-        for name, data in _shards_at(commit, memory_rel):
+        for name, data in shards_at(commit, memory_rel):
             lines = shards.setdefault(name, [])
             seen = set(lines)
             lines.extend(line for line in data.splitlines(keepends=True) if line not in seen)
@@ -119,14 +116,6 @@ def _merge_mirror(ours: str, path: str) -> int:
 
     record_export(os.path.abspath(memory_rel), ours)  # what git puts in place is an export, not a hand edit
     return 0
-
-
-def _shards_at(commit: str, memory_rel: str):
-    listing = git(".", "ls-tree", "-r", "-z", "--name-only", commit, "--", f"{memory_rel}/ledger/", text=False)
-    for raw in listing.stdout.split(b"\0"):
-        name = raw.decode("utf-8", "surrogateescape")
-        if name.endswith(".jsonl"):
-            yield os.path.basename(name), git(".", "cat-file", "blob", f"{commit}:{name}", text=False).stdout
 
 
 def render_mirror(shards: dict[str, list[bytes]], memory_rel: str) -> str:

@@ -102,7 +102,7 @@ def check_git(memory) -> list[Finding]:
                   f"merge driver {name} is not registered in .git/config (git falls back to its line merge, which "
                   "conflicts on memory files)" if not command else f"merge driver {name} runs {program}, which is missing")
         out.append(Finding("merge drivers", fine, detail,
-                           "run `memory-custodian init` in this clone (each clone registers the drivers once)"))
+                           INIT_IN_CLONE))
     return out + _cache_findings(memory, git)
 
 
@@ -132,8 +132,23 @@ def _program(command: str) -> str | None:
     return words[0] if words and os.path.isabs(words[0]) else None
 
 
-CHECKS = (("curated files", check_curated), ("ledger index", check_index), ("export mirror", check_mirror),
-          ("git", check_git))
+INIT_IN_CLONE = ("run `memory-custodian init` in this clone, from the installation you use (each clone records its "
+                 "installation and registers the merge drivers once)")
+
+
+def check_installation(memory) -> list[Finding]:
+    """Which installation this clone's hooks run, found as the committed command finds it."""
+    from .installation import resolve
+
+    found = resolve(memory.root_str)
+    if found.argv is None:
+        return [Finding("installation", False, found.describe(),
+                        INIT_IN_CLONE)]
+    return [Finding("installation", True, f"this clone's hooks run {found.describe()}")]
+
+
+CHECKS = (("installation", check_installation), ("curated files", check_curated), ("ledger index", check_index),
+          ("export mirror", check_mirror), ("git", check_git))
 
 
 def diagnose(memory) -> list[Finding]:

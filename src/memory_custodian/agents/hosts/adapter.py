@@ -66,15 +66,17 @@ class Host(Record):
     files: what `init --agent` writes, as (path from the project root, kind); kinds: "md" (the
         entry snippet), "hooks" and "server" (JSON entries, "hooks+server" both), "toml" (the MCP
         server as a TOML table). entry_advice: the snippet's first line of advice, for this host.
+    windows_command_key: the hook entry's key for a command the host runs on Windows instead
+        (Codex's `commandWindows`, run by cmd.exe), or None where one command serves every system.
     """
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
               "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
-              "write_tools", "block_decision", "measure")
+              "write_tools", "block_decision", "measure", "windows_command_key")
     DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False,
                 "empty_output": "", "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
                 "hook_timeout_s": 60,  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
-                "measure": "chars"}
+                "measure": "chars", "windows_command_key": None}
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""

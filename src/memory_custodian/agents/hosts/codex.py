@@ -63,4 +63,5 @@ HOST = Host(
                   "at session start."),
     tool_paths=tool_paths,
     existing_files_only=True,
+    windows_command_key="commandWindows",  # Codex runs hook commands through cmd.exe on Windows
 )

@@ -58,6 +58,8 @@ LEDGER_SECTIONS = ("directives", "gotchas", "recall")
 ACTIVATIONS = ("explicit-only", "task", "task-or-explicit", "path", "path-or-explicit")
 
 ROUTING_SECTIONS = ("always load", "load by task")
+# The core files a pack is for (the manifest routes, the inbox is for maintenance only): each must be routed.
+ROUTED_CORE = ("brief.md", "constraints.md", "decisions.md", "do-not-use.md")
 # The `## ` sections a manifest may hold once each.
 SINGLE_SECTIONS = ROUTING_SECTIONS + ("optional module index", "explicit only", "context budget",
                                       "memorycustodian protocol")
@@ -215,6 +217,21 @@ class Manifest(Record):
         for section in self.task_sections:
             names.extend(r.module for r in section.routes)
         return list(dict.fromkeys(names))
+
+    def unrouted_core(self, present) -> list[str]:
+        """The core files in `present` that no route loads for any task (an emptied `## Always load`
+        drops the brief from every pack); none while the manifest has no routing section at all, which
+        `missing_sections` reports."""
+        if not {name for name, _ in self.sections} & set(ROUTING_SECTIONS):
+            return []
+        routed = set(self.all_routed_modules())
+        return [name for name in ROUTED_CORE if name in present and name not in routed
+                and not self.is_explicit_only(name)]
+
+    @staticmethod
+    def unrouted_core_text(name: str) -> str:
+        where = "`## Always load`" if name == "brief.md" else "`## Always load` or a task under `## Load by task`"
+        return (f"{name} is a core file but no route loads it, so it is in no pack — list `- {name}` under {where}")
 
     def index_entry(self, module: str) -> IndexEntry | None:
         for entry in self.index:

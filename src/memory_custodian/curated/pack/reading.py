@@ -108,6 +108,8 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
         section = manifest.task_section(canonical)
         warnings = _manifest_warnings(manifest, memory_dir, canonical, section, fail_open, problems, terms)
         modules = _route(manifest, memory_dir, canonical, section, requested, touched, warnings)
+        present = {m.module for m in modules}
+        warnings.extend(f"manifest.md: {manifest.unrouted_core_text(name)}" for name in manifest.unrouted_core(present))
         omissions = _load(manifest, memory_dir, modules, warnings, problems if fail_open else None)
     except (CustodianError, OSError) as exc:
         if not fail_open:

@@ -8,8 +8,8 @@ instead, and the hooks send a problem line in its place.
 from __future__ import annotations
 
 MARKERS = ("<<<<<<<", ">>>>>>>", "|||||||")
-ADVICE = ("holds git conflict markers (a merge stopped half-way) — keep both sides' entries, delete the "
-          "marker lines, then run `memory-custodian check`")
+ADVICE = ("holds git conflict markers (a merge stopped half-way) — for each marked entry keep the right version "
+          "(or write one that combines them), delete the marker lines, then run `memory-custodian check`")
 
 
 def marker_line(text: str) -> int | None:

@@ -10,6 +10,8 @@ One pass over each file, so 4,000 decisions compact in milliseconds.
 
 from __future__ import annotations
 
+import os
+
 from ...base.errors import InvalidInput
 from ...base.records import Factory, Record
 from ...base.tokens import estimate_tokens
@@ -159,11 +161,23 @@ def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
         present = curated_files(memory_dir, include_archive=False)
         return [r for r in present if r in ("inbox.md",) + BULLET_FILES + ARCHIVE_FILES
                 or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
-    rel = validate_target(target)
+    rel = validate_target(_inside_memory(memory_dir, target))
     if reader.read(rel) is None:
-        raise InvalidInput(f"{{field}} {target!r} does not exist in the memory folder", path=reader.path_of(rel),
-                           field="target")
+        raise InvalidInput(f"{{field}} {target!r} does not exist in the memory folder", path=os.fspath(memory_dir),
+                           field="target")  # the folder, not folder + target: that path never existed
     return [rel]
+
+
+def _inside_memory(memory_dir, target: str) -> str:
+    """`docs/memory/decisions.md` (the memory folder from the project root, as a person copies it) is
+    `decisions.md`: the part after the folder's own name."""
+    parts = os.fspath(memory_dir).replace(os.sep, "/").rstrip("/").split("/")
+    given = target.replace("\\", "/").lstrip("./")
+    for n in range(len(parts), 0, -1):
+        prefix = "/".join(parts[-n:]) + "/"
+        if given.startswith(prefix):
+            return given[len(prefix):]
+    return target
 
 
 def _compact_file(work: Compaction, rel: str) -> dict:

@@ -18,6 +18,8 @@ import re
 from ...base.errors import InvalidInput, Refused
 from ...base.records import Factory, Record
 from .entries import changelog_add, module_template, prepend_entry, title_of
+from .fingerprints import FILE as FORGOTTEN_FILE
+from .fingerprints import fingerprint, with_added
 from ..parse.files import curated_files
 from .plans import Plan, PlanResult, Reader
 from ..parse.units import make_unit, serialize, split_units
@@ -39,9 +41,13 @@ def topic_pattern(topic: str) -> re.Pattern:
 
 
 class Removal(Record):
-    """One removed entry's lines; its `heading` is shown only in soft mode."""
+    """One removed entry's lines and its `fingerprint` (for `forgotten.txt`); its `heading` is shown only
+    in soft mode."""
 
-    FIELDS = ("start_line", "end_line", "heading")
+    start_line: int
+    end_line: int
+    heading: str
+    fingerprint: str = ""
 
 
 class FileResult(Record):
@@ -118,14 +124,14 @@ def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
                 for b in sub.units:
                     if pattern.search(b.text):
                         result.removals.append(Removal(unit.start_line + b.start_line, unit.start_line + b.end_line,
-                                                       f"{unit.heading}: {b.heading}"))
+                                                       f"{unit.heading}: {b.heading}", fingerprint(b.text)))
                 if keep_bullets:
                     new_body = serialize(sub, keep_bullets)
                     if not new_body.endswith("\n\n") and unit.text.endswith("\n\n"):
                         new_body = new_body.rstrip("\n") + "\n\n"
                     kept.append(make_unit(head + "\n" + new_body))
                 continue
-        result.removals.append(Removal(unit.start_line, unit.end_line, unit.heading))
+        result.removals.append(Removal(unit.start_line, unit.end_line, unit.heading, fingerprint(unit.text)))
     new = serialize(doc, kept)
     result.new_text = new.rstrip("\n") + "\n" if new.strip() else new
     return result
@@ -197,6 +203,11 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
              for res in results for rm in res.removals]
     if removed or mode == "soft":  # a soft forget of a topic nothing mentions still guards it, as 0.9.1's does
         lines.extend(_tombstone_and_changelog(reader, by_path, topic, mode, date))
+    if removed:
+        prints = with_added(reader.read(FORGOTTEN_FILE), (rm.fingerprint for r in results for rm in r.removals))
+        if prints is not None:  # so no merge of a branch that still has (or edits) the entries brings them back
+            by_path[FORGOTTEN_FILE] = prints
+            lines.append(f"{FORGOTTEN_FILE}: record the removed entries' fingerprints (no text)")
     if private:
         # the plan must leave no trace of the topic in what it writes
         for rel, new in by_path.items():
@@ -274,7 +285,7 @@ def _where(rm: Removal) -> str:
     return f"lines {rm.start_line}-{rm.end_line}" if rm.end_line > rm.start_line else f"line {rm.start_line}"
 
 
-def _removal_dict(rm: Removal, private: bool) -> dict:
+def _removal_dict(rm: Removal, private: bool) -> dict:  # the fingerprint stays out of previews
     out = {"start_line": rm.start_line, "end_line": rm.end_line}
     if not private:
         out["heading"] = rm.heading

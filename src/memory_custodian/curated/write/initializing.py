@@ -38,24 +38,37 @@ def memory_rel(memory) -> str:
 
 
 CURATED_DRIVER, MIRROR_DRIVER = "memory-custodian-curated", "memory-custodian-mirror"
+LEDGER_DRIVER = "memory-custodian-ledger"
 
 
 def gitattributes_lines(memory_rel: str) -> list[str]:
-    """The memory folder's merge rules, in the order that lets the later ones win: ledger shards by
-    git's union, curated files entry by entry, the export mirror rendered again (`merging.py`)."""
-    return [f"{memory_rel}/ledger/*.jsonl merge=union", f"{memory_rel}/**/*.md merge={CURATED_DRIVER}",
-            f"{memory_rel}/MEMORY.md merge={MIRROR_DRIVER}"]
+    """The memory folder's merge rules, in the order that lets the later ones win: ledger shards line by
+    line (both sides' new events, a forget on either side applied), curated files entry by entry, the
+    export mirror rendered again, the forgotten fingerprints by git's union (`setup.merge_drivers`)."""
+    return [f"{memory_rel}/ledger/*.jsonl merge={LEDGER_DRIVER}", f"{memory_rel}/**/*.md merge={CURATED_DRIVER}",
+            f"{memory_rel}/MEMORY.md merge={MIRROR_DRIVER}", f"{memory_rel}/forgotten.txt merge=union"]
+
+
+def _older_rules(memory_rel: str) -> set[str]:
+    """Lines an older init wrote that this one replaces (the ledger was merged by git's union)."""
+    return {f"{memory_rel}/ledger/*.jsonl merge=union"}
 
 
 def _merged_gitattributes(existing: str | None, memory_rel: str) -> str | None:
     """The new .gitattributes text, or None if every pattern already has a rule (ours or the project's)."""
+    newline = "\r\n" if existing and "\r\n" in existing else "\n"  # keep the file's own line endings
+    older = _older_rules(memory_rel)
+    kept_lines = (existing or "").splitlines(keepends=True)
+    replaced = [line for line in kept_lines if line.strip() in older]
+    if replaced:
+        kept_lines = [line for line in kept_lines if line.strip() not in older]
+        existing = "".join(kept_lines)
     taken = {line.split()[0] for line in (existing or "").splitlines() if line.split()}
     lines = [line for line in gitattributes_lines(memory_rel) if line.split()[0] not in taken]
     if not lines:
         return None  # the project already decided how these merge (maybe with its own driver)
     if existing is None:
         return "\n".join(lines) + "\n"
-    newline = "\r\n" if "\r\n" in existing else "\n"  # keep the file's own line endings
     sep = "" if not existing or existing.endswith("\n") else newline
     return existing + sep + newline.join(lines) + newline
 

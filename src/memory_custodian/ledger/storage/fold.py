@@ -103,7 +103,7 @@ def transition_error(note: Note | None, ev: dict) -> str | None:
             return f"an {ev['actor']} cannot record a note with human provenance"
         return None
     if op == "forget":
-        if note is not None and note.state == "forgotten":
+        if note is not None and note.state == "forgotten" and not note.extra.get("forgotten_with"):
             return f"note #{ev['note']} is already forgotten"
         return None
     if note is None:
@@ -257,7 +257,39 @@ def replay(events: list[dict], *, locations: dict | None = None, check_txns: boo
         if note is not None:
             notes[note_id] = note
             applied_by_note[note_id] = applied
+    _forget_successors(notes, applied_by_note, problems, loc)
     return notes, applied_by_note, problems
+
+
+def _forget_successors(notes: dict, applied_by_note: dict, problems: list, loc: dict) -> None:
+    """A note that supersedes a forgotten one, written where that forget was not known (a branch merged
+    in: the forget's `stripped` does not name its txn), is forgotten with it — a forget wins over any
+    edit of what it removed. A successor the forget did know about (an older version forgotten on
+    purpose) stays. In creation order, so a chain of successors goes together."""
+    # a forget without `stripped` (written by hand, or by a version before it) says nothing of what it knew
+    stripped = {note_id: set(evs[0]["stripped"]) for note_id, evs in applied_by_note.items()
+                if notes[note_id].state == "forgotten" and evs and evs[0]["op"] == "forget"
+                and isinstance(evs[0].get("stripped"), list)}
+    if not stripped:
+        return
+    gone = set(stripped)
+    for note in sorted(notes.values(), key=lambda n: (n.created_at, n.created_event)):
+        old = note.supersedes
+        if note.state == "forgotten" or not old or old not in gone:
+            continue
+        create = applied_by_note[note.id][0]
+        if create["op"] != "create" or create["txn"] in stripped.get(old, ()):
+            continue
+        notes[note.id] = Note(id=note.id, kind="", priority="", title="", body="", provenance="",
+                              created_at=note.created_at, created_by=note.created_by, state="forgotten",
+                              event_count=note.event_count, created_event=note.created_event,
+                              extra={"forgotten_with": old})
+        gone.add(note.id)
+        stripped[note.id] = set()
+        problems.append(Problem("forgotten-successor",
+                                f"note #{note.id} supersedes #{old}, which was forgotten where this edit was not "
+                                "known (a merge): the forget wins, so it is forgotten too",
+                                where=loc.get(create["id"]), note=note.id, event=create["id"]))
 
 
 def fold(events: list[dict]) -> dict[str, Note]:

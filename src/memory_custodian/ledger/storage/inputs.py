@@ -124,8 +124,7 @@ def clean_paths(paths) -> list[str]:
             continue
         require_utf8(path, f"path '{_shown(path)}'")
         bounded(path, PATH_MAX, "a path")
-        if "\\" in path:
-            raise InvalidInput(f"path {shown(path)} must use / separators (a POSIX path or glob relative to the project root)")
+        path = path.replace("\\", "/")  # as a touched path is read (`globs.normalize_path`): one rule for both
         if path.startswith("/") or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
             raise InvalidInput(f"path {shown(path)} must be relative to the project root, without '..'")
         text = posixpath.normpath(path)

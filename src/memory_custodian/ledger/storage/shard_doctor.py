@@ -57,7 +57,7 @@ def _check(ledger: Ledger):
     for note_id, evs in sorted(extra.items()):
         problems.append(Problem(
             "forgotten-leftovers",
-            f"note #{note_id} was {forget_attribution(events, locations, note_id)}, and {len(evs)} event(s) with its "
+            f"note #{note_id} was {_attribution(notes, events, locations, note_id)}, and {len(evs)} event(s) with its "
             "text are still on disk (a merge from an older branch, or an interrupted forget) — check that forget "
             "was meant (`git log -S` on its line), then `doctor --repair --yes` strips them",
             where=locations.get(evs[0]["id"]), note=note_id, event=evs[0]["id"]))
@@ -69,6 +69,13 @@ def dead_writer_temp_files(ledger: Ledger) -> list[str]:
     base = ledger.memory_dir_str
     return [f"{os.path.relpath(p, base)}: a temp file left by a writer that died — removed (it may have held "
             "text a later hard delete removed)" for p in fsutil.temp_files(base)]
+
+
+def _attribution(notes, events, locations, note_id: str) -> str:
+    old = notes[note_id].extra.get("forgotten_with")
+    if old:  # a successor written on a branch that did not know of the forget
+        return f"forgotten with #{old}, which it supersedes and which was {forget_attribution(events, locations, old)}"
+    return forget_attribution(events, locations, note_id)
 
 
 def forget_attribution(events, locations, note_id: str) -> str:

@@ -325,10 +325,11 @@ class Ledger:
             note = rep.notes.get(note_id)
             if note is None:
                 raise NotFound(f"no note #{note_id} in the ledger")
-            if note.state == "forgotten" and len(rep.events_by_note.get(note_id, ())) <= 1:
+            inherited = bool(note.extra.get("forgotten_with"))  # forgotten with a note it supersedes: no event yet
+            if note.state == "forgotten" and not inherited and len(rep.events_by_note.get(note_id, ())) <= 1:
                 raise Refused(f"note #{note_id} is already forgotten")
             txns = sorted({ev["txn"] for ev in rep.events_by_note.get(note_id, ()) if ev["op"] != "forget"})
-            if note.state != "forgotten":
+            if note.state != "forgotten" or inherited:
                 target, done, payload = self._prepare_txn(
                     [{"op": "forget", "note": note_id, "actor": actor, "stripped": txns}], rep.notes.get)
                 event = (target, payload)
