@@ -29,7 +29,6 @@ from make_corpus import generate  # noqa: E402
 
 from memory_custodian.ledger.text.export import render_rows  # noqa: E402
 from memory_custodian.ledger.text.text_api import _no_cyclic_gc  # noqa: E402
-from memory_custodian.ledger.storage.store import Ledger  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_corpus import generate  # noqa: E402
+from make_corpus import generate
 
 EXE = str(Path(sys.executable).with_name("memory-custodian"))
 

@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 
-
 # as installed: byte-code caches are written and reused (PYTHONDONTWRITEBYTECODE would time compiling)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 

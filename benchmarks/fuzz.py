@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fuzz_harness import REPO, Bug, expect_result_or_error  # noqa: E402,F401
-from fuzz_targets import build_targets, setup_context  # noqa: E402,F401
+from fuzz_harness import REPO, Bug, expect_result_or_error  # noqa: F401
+from fuzz_targets import build_targets, setup_context
 
 
 def run_target(name: str, ctx: dict, max_examples: int, seed: int | None = None) -> dict:

@@ -11,9 +11,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from hypothesis import strategies as st
-
 from fuzz_harness import Bug, expect_result_or_error, restore_shards
+from hypothesis import strategies as st
 
 # a shard line's numbers beyond what any real ledger holds (JSON has no integer limit)
 NUMBER_FIELDS = ["txn_n", "v"]

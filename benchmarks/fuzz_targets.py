@@ -7,11 +7,22 @@ import json
 import time
 from pathlib import Path
 
+from fuzz_harness import (
+    JSON_SCALARS,
+    JSON_VALUES,
+    REPO,
+    SLOW_CASE_S,
+    Bug,
+    expect_result_or_error,
+    make_project,
+    mutated_lines,
+    restore_shards,
+    snapshot,
+    text_like,
+)
+from fuzz_hostile import check_hostile, hostile_inputs
 from hypothesis import strategies as st
 
-from fuzz_harness import (JSON_SCALARS, JSON_VALUES, REPO, SLOW_CASE_S, Bug, expect_result_or_error, make_project,
-                          mutated_lines, restore_shards, snapshot, text_like)
-from fuzz_hostile import check_hostile, hostile_inputs
 from memory_custodian.agents.hosts import HOSTS
 from memory_custodian.base.errors import CustodianError
 
@@ -234,8 +245,10 @@ def _mcp_calls(note_ids: list[str]):
 
 
 def check_mcp(value, ctx):
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp.server.mcpserver.exceptions import UnexpectedToolError  # noqa: F401 - a subclass of ToolError
+    from mcp.server.mcpserver.exceptions import (
+        ToolError,
+        UnexpectedToolError,  # noqa: F401 - a subclass of ToolError
+    )
 
     tool, args = value
     app = ctx["mcp"]
@@ -251,7 +264,7 @@ def check_mcp(value, ctx):
         if snapshot(ctx["memory"].memory_dir) != before:
             raise Bug(f"MCP {tool}({args!r}): files changed after a refused call ({exc})") from exc
         return "error"
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise Bug(f"MCP {tool}({args!r}): {type(exc).__name__}: {exc}") from exc
     if time.monotonic() - started > SLOW_CASE_S:
         raise Bug(f"MCP {tool}: one call took more than {SLOW_CASE_S} s")

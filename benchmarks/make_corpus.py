@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from memory_custodian.ledger.storage.fold import apply, transition_error  # noqa: E402
-from memory_custodian.ledger.storage.ids import CROCKFORD, ms_to_iso  # noqa: E402
-from memory_custodian.ledger.storage.store import encode_event  # noqa: E402
+from memory_custodian.ledger.storage.fold import apply, transition_error
+from memory_custodian.ledger.storage.ids import CROCKFORD, ms_to_iso
+from memory_custodian.ledger.storage.store import encode_event
 
 START_MS = 1_764_547_200_000  # 2025-12-01T00:00:00Z
 SPAN_MS = 364 * 86_400_000
@@ -32,22 +32,7 @@ PRIORITIES = [("high", 15), ("medium", 60), ("low", 25)]
 # A realistic vocabulary: a few hundred common technical words, a few thousand project-specific
 # identifiers, modules and file paths, drawn with a Zipf-like skew (a few terms are everywhere,
 # most are rare), as in a real project's notes.
-ROOTS = """account action adapter agent alert api archive audit auth backend backoff backup batch billing blob
-bucket budget buffer build bundle cache callback cart certificate channel checkout checksum chunk cli client
-cluster codec column commit config connection consumer container context cookie coverage cron cursor daemon
-dashboard database deadline deadlock debounce decoder deploy digest dispatch dns docker domain driver email
-encoder endpoint engine entry event export fallback feature feed fetch field filter fixture flag flush form
-gateway graph handler hash header health heap hook host image import index ingest inventory invoice job
-journal kernel key label lambda latency layer lease ledger limit lint listener loader lock log mailer manifest
-mapper marker memory merge message metric middleware migration mirror model monitor mutex namespace network
-node notifier offset order owner packet page parser partition patch payload payment permission pipeline
-plugin policy pool port portal preview printer probe process profile prompt proxy publisher query queue quota
-rate reader receipt record redis registry release render replica report request resolver resource response
-retry role router runner runtime sandbox scanner schema scheduler scope script search secret segment sender
-sensor serializer server service session shard signal sitemap snapshot socket source span spool sqlite stack
-stage state storage store stream subscriber summary sync table task template tenant test thread throttle
-ticket timeout timer token topic trace tracker transaction transport trigger upload user validator vault
-version view volume webhook widget worker workspace""".split()
+ROOTS = ["account", "action", "adapter", "agent", "alert", "api", "archive", "audit", "auth", "backend", "backoff", "backup", "batch", "billing", "blob", "bucket", "budget", "buffer", "build", "bundle", "cache", "callback", "cart", "certificate", "channel", "checkout", "checksum", "chunk", "cli", "client", "cluster", "codec", "column", "commit", "config", "connection", "consumer", "container", "context", "cookie", "coverage", "cron", "cursor", "daemon", "dashboard", "database", "deadline", "deadlock", "debounce", "decoder", "deploy", "digest", "dispatch", "dns", "docker", "domain", "driver", "email", "encoder", "endpoint", "engine", "entry", "event", "export", "fallback", "feature", "feed", "fetch", "field", "filter", "fixture", "flag", "flush", "form", "gateway", "graph", "handler", "hash", "header", "health", "heap", "hook", "host", "image", "import", "index", "ingest", "inventory", "invoice", "job", "journal", "kernel", "key", "label", "lambda", "latency", "layer", "lease", "ledger", "limit", "lint", "listener", "loader", "lock", "log", "mailer", "manifest", "mapper", "marker", "memory", "merge", "message", "metric", "middleware", "migration", "mirror", "model", "monitor", "mutex", "namespace", "network", "node", "notifier", "offset", "order", "owner", "packet", "page", "parser", "partition", "patch", "payload", "payment", "permission", "pipeline", "plugin", "policy", "pool", "port", "portal", "preview", "printer", "probe", "process", "profile", "prompt", "proxy", "publisher", "query", "queue", "quota", "rate", "reader", "receipt", "record", "redis", "registry", "release", "render", "replica", "report", "request", "resolver", "resource", "response", "retry", "role", "router", "runner", "runtime", "sandbox", "scanner", "schema", "scheduler", "scope", "script", "search", "secret", "segment", "sender", "sensor", "serializer", "server", "service", "session", "shard", "signal", "sitemap", "snapshot", "socket", "source", "span", "spool", "sqlite", "stack", "stage", "state", "storage", "store", "stream", "subscriber", "summary", "sync", "table", "task", "template", "tenant", "test", "thread", "throttle", "ticket", "timeout", "timer", "token", "topic", "trace", "tracker", "transaction", "transport", "trigger", "upload", "user", "validator", "vault", "version", "view", "volume", "webhook", "widget", "worker", "workspace"]
 VERBS = ["breaks", "must be released before", "is ignored by", "silently truncates", "doubles", "needs a restart of",
          "is not thread-safe with", "conflicts with", "is cached by", "must run after", "drops", "retries",
          "overrides", "leaks into", "is rebuilt by", "blocks", "invalidates", "times out when calling",

@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from torture_common import PY, RECOVERABLE, SRC, cli, curated_text, make_project, replay_state, unparseable_files  # noqa: E402,F401
-from torture_disk import run_fsize, run_mounts, run_readonly_chmod, disk_ok  # noqa: E402,F401
-from torture_load import compare_index, run_concurrency, run_threads  # noqa: E402,F401
-from torture_scrub import plant, scrub_check, scrub_ok  # noqa: E402
+from torture_common import PY, RECOVERABLE, SRC, cli, curated_text, make_project, replay_state, unparseable_files
+from torture_disk import disk_ok, run_fsize, run_mounts, run_readonly_chmod
+from torture_load import compare_index, run_concurrency, run_threads  # noqa: F401
+from torture_scrub import plant, scrub_check, scrub_ok
 
 # ---- 1. crash: SIGKILL writers at random moments -----------------------------------------------
 

@@ -59,10 +59,10 @@ def curated_text(memory_dir: Path) -> str:
 
 def unparseable_files(memory_dir: Path) -> list[str]:
     """Every memory file that no longer parses: curated Markdown, the manifest, the ledger lines."""
-    from memory_custodian.curated.manifest.reader import parse_manifest
-    from memory_custodian.curated.parse.units import split_units
     from memory_custodian.base.errors import CustodianError
     from memory_custodian.base.fsutil import read_utf8
+    from memory_custodian.curated.manifest.reader import parse_manifest
+    from memory_custodian.curated.parse.units import split_units
     from memory_custodian.ledger.storage.store import Ledger
 
     bad = []
@@ -78,7 +78,7 @@ def unparseable_files(memory_dir: Path) -> list[str]:
                 bad.append(f"{path.name}: {exc.one_line()}")
     try:
         _, _, problems = Ledger(memory_dir).read_events(lenient=True)
-    except Exception as exc:  # noqa: BLE001 - counted, reported
+    except Exception as exc:
         return bad + [f"ledger: {type(exc).__name__}: {exc}"]
     bad += [f"{p.where}: {p.code}" for p in problems if p.code not in RECOVERABLE]
     return bad

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from torture_common import RECOVERABLE, SRC, cli, curated_text, make_project, replay_state
 
+
 def _worker(args) -> dict:
     index, root, seconds, seed, use_cli = args
     sys.path.insert(0, str(SRC))
@@ -97,7 +98,7 @@ def _worker(args) -> dict:
             out["refused"] += 1
         except CustodianError as exc:
             out["unexpected"].append(f"{type(exc).__name__}: {exc.one_line()[:200]}")
-        except Exception as exc:  # noqa: BLE001 - the finding
+        except Exception as exc:
             out["unexpected"].append(f"{type(exc).__name__}: {exc}"[:300])
     return out
 
@@ -174,7 +175,7 @@ def run_threads(tmp: Path, threads: int = 8, per_thread: int = 10) -> dict:
                     acked_notes.append(note.id)
             except CustodianError as exc:
                 errors.append(f"{type(exc).__name__}: {exc.one_line()[:150]}")
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
 
     started = time.monotonic()

@@ -13,11 +13,11 @@ import json
 import re
 
 import pytest
-
 from conftest import run_cli
-from memory_custodian.base.fence import DATA_NOTICE, fence
+
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.mcp_server import build_server
+from memory_custodian.base.fence import DATA_NOTICE, fence
 from memory_custodian.memory import Memory
 
 MARK = "PWNED"  # every attack payload carries it; it must never appear outside a fence
@@ -191,7 +191,7 @@ def test_terminal_escapes_in_memory_never_reach_the_terminal(tmp_path):
     memory.init()
     try:
         note = memory.remember(ESCAPES, actor="agent")
-    except Exception:  # noqa: BLE001 - refusing control characters is a fine answer too
+    except Exception:
         return
     outputs = [run_cli(*args, cwd=tmp_path).stdout for args in
                (["recall", "evil"], ["expand", note.id], ["history", note.id], ["export", "--check"])]

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from memory_custodian.base.errors import CustodianError
 from memory_custodian.memory import Memory
 

@@ -15,11 +15,11 @@ import string
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from memory_custodian.base.errors import Refused
-from memory_custodian.memory import Memory
 from memory_custodian.base.secrets import scan
+from memory_custodian.memory import Memory
 
 
 def _r(rng: random.Random, alphabet: str, n: int) -> str:

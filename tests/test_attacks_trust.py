@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, REPO
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.agents.mcp_server import build_server
 from memory_custodian.ledger.storage.store import Ledger

@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import REPO, run_cli
 
 BENCH = REPO / "benchmarks" / "recall"

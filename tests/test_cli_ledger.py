@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import run_cli, run_cli_process, unfenced
 
 LEDGER_COMMANDS = ("remember", "supersede", "revoke", "flag-stale", "reinstate", "promote", "expire", "recall",

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import MC_FIXTURES, run_cli, run_cli_process
-from memory_custodian.curated.write.journal import CRASH_ENV
-from memory_custodian.curated.parse.units import split_units
+
 from memory_custodian.base.fsutil import TEMP_RE
+from memory_custodian.curated.parse.units import split_units
+from memory_custodian.curated.write.journal import CRASH_ENV
 
 
 def project(tmp_path: Path, fixture: str = "nightnotes") -> Path:

@@ -11,8 +11,8 @@ import re
 import shutil
 
 import pytest
-
 from conftest import MC_FIXTURES
+
 from memory_custodian import Memory
 from memory_custodian.base.errors import CustodianError
 from memory_custodian.cli.terms import CLI_TERMS

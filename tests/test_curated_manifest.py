@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from conftest import MC_FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import MC_FIXTURES
 
+from memory_custodian.base.errors import InvalidInput
 from memory_custodian.curated.manifest import globs
 from memory_custodian.curated.manifest.reader import parse_manifest
 from memory_custodian.curated.manifest.routing import (
-    CANONICAL_TASKS, TASK_ALIASES, budget_for, canonical_task, validate_route_path,
+    CANONICAL_TASKS,
+    TASK_ALIASES,
+    budget_for,
+    canonical_task,
+    validate_route_path,
 )
 from memory_custodian.curated.write.templates import MANIFEST
-from memory_custodian.base.errors import InvalidInput
 
 DOGFOOD = (MC_FIXTURES / "dogfood" / "docs" / "memory" / "manifest.md").read_text(encoding="utf-8")
 

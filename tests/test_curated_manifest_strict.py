@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from memory_custodian.curated.manifest.reader import parse_manifest
 from memory_custodian.base.errors import InvalidInput
 from memory_custodian.cli.terms import CLI_TERMS
+from memory_custodian.curated.manifest.reader import parse_manifest
 
 INDEX_NONE = "### Enabled areas\n- None enabled.\n"
 STORE_ENTRY = "### Enabled areas\n- `areas/store.md`: the storage layer\n"

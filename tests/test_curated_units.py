@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.curated.parse.units import make_unit, pack, render, serialize, split_units
 from memory_custodian.base.tokens import estimate_tokens
+from memory_custodian.curated.parse.units import make_unit, pack, render, serialize, split_units
 
 SECTIONS = """# Decisions
 

@@ -11,13 +11,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import MC_FIXTURES
+
 from memory_custodian import Memory
-from memory_custodian.curated.write.entries import today
-from memory_custodian.curated.write.write_api import PrivacyFinding
 from memory_custodian.base.errors import Conflict, InvalidInput, NotFound, Refused
 from memory_custodian.cli.terms import CLI_TERMS
+from memory_custodian.curated.write.entries import today
+from memory_custodian.curated.write.write_api import PrivacyFinding
 
 GOLDEN = Path(__file__).parent / "golden" / "curated_write"
 UPDATE = os.environ.get("MEMORY_CUSTODIAN_UPDATE_GOLDEN") == "1"
@@ -526,8 +526,8 @@ WORDS = ["redis", "Redis", "redistribute", "predis", "redis_cache", "redis-clust
 def test_forget_removes_exactly_the_matching_units(bullets, sections):
     import re
 
-    from memory_custodian.curated.write.forget import _forget_in_text, topic_pattern
     from memory_custodian.curated.parse.units import split_units
+    from memory_custodian.curated.write.forget import _forget_in_text, topic_pattern
 
     if sections:
         body = "".join(f"## Entry {i}\n{' '.join(ws)}\n\n" for i, ws in enumerate(bullets))

@@ -9,8 +9,8 @@ import pytest
 from conftest import describe_brief, run_cli
 from test_git_merge import git  # noqa: F401 — the fixture
 
-from memory_custodian.memory import Memory
 from memory_custodian.agents.init_agents import init_with_agents
+from memory_custodian.memory import Memory
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -7,13 +7,13 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from ledger_text_fixture import write_ledger
+
 from memory_custodian.base.errors import Conflict, InvalidInput, Refused
 from memory_custodian.cli.terms import CLI_TERMS
-from memory_custodian.ledger.text.edit import parse_buffer, plan_changes, render_checkout
 from memory_custodian.ledger.storage.ids import CROCKFORD
 from memory_custodian.ledger.storage.model import KINDS, PRIORITIES, Note
+from memory_custodian.ledger.text.edit import parse_buffer, plan_changes, render_checkout
 
 
 def seed(memory):

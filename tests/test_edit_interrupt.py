@@ -11,6 +11,7 @@ import sys
 import time
 
 from ledger_text_fixture import ev, write_ledger
+
 from memory_custodian.ledger.storage.store import Ledger
 
 N = 200

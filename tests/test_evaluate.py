@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from memory_custodian.base.errors import InvalidInput, NotFound
 from memory_custodian.ledger.recall.evaluate import (
-    evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank, render_text, shared_terms,
+    evaluate,
+    load_truth,
+    ndcg_at,
+    recall_at,
+    reciprocal_rank,
+    render_text,
+    shared_terms,
 )
 from memory_custodian.memory import Memory
 

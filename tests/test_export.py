@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 from ledger_text_fixture import events, write_ledger
+
 from memory_custodian.base.errors import Corrupt
-from memory_custodian.ledger.text.export import render_export, utc
 from memory_custodian.ledger.storage.model import Note
+from memory_custodian.ledger.text.export import render_export, utc
 from memory_custodian.ledger.text.mirror import MirrorDebouncer, refresh_mirror_if_enabled
 
 GOLDEN = Path(__file__).parent / "golden" / "export"

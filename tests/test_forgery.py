@@ -9,8 +9,8 @@ import json
 import re
 
 import pytest
-
 from conftest import FIXTURES, run_cli
+
 from memory_custodian.agents.hooks import run_hook
 from memory_custodian.memory import Memory
 

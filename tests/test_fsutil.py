@@ -20,11 +20,10 @@ def test_lock_serialises_threads_of_one_process(tmp_path):
 
     def worker():
         for _ in range(40):
-            with project_lock(memory):
-                with project_lock(memory):  # re-entrant inside one thread
-                    seen = counter["value"]
-                    time.sleep(0.0002)
-                    counter["value"] = seen + 1
+            with project_lock(memory), project_lock(memory):  # re-entrant inside one thread
+                seen = counter["value"]
+                time.sleep(0.0002)
+                counter["value"] = seen + 1
 
     threads = [threading.Thread(target=worker) for _ in range(6)]
     for thread in threads:

@@ -15,11 +15,10 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-import torture_disk  # noqa: E402
+import torture_disk
 
 CASES = {"forget-note-2-shards": {"renames": [1, 2, 3], "free_kib": [0, 8, 64]},
          "enable": {"renames": [2, 3], "free_kib": [8, 64]},

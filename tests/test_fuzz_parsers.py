@@ -11,7 +11,6 @@ import importlib.util
 import sys
 
 import pytest
-
 from conftest import REPO
 
 

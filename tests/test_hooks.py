@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.base.fence import DATA_NOTICE
 from memory_custodian.agents.hooks import REMEMBER_POINTER, START_MAX_CHARS, TURN_BUDGET_TOKENS, run_hook
 from memory_custodian.agents.hosts import HOSTS, load
 from memory_custodian.agents.recall_view import focus_query
-from memory_custodian.session.sessions import recent_user_messages
+from memory_custodian.base.fence import DATA_NOTICE
 from memory_custodian.memory import Memory
+from memory_custodian.session.sessions import recent_user_messages
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDED = REPO / "tests" / "fixtures" / "hosts"

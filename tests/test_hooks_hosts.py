@@ -12,9 +12,9 @@ import pytest
 
 from memory_custodian.agents import hosts
 from memory_custodian.agents.hooks import run_hook
-from memory_custodian.agents.hosts.adapter import Host, HookEvent
-from memory_custodian.agents.install import install_agents
+from memory_custodian.agents.hosts.adapter import HookEvent, Host
 from memory_custodian.agents.init_agents import init_with_agents
+from memory_custodian.agents.install import install_agents
 from memory_custodian.memory import Memory
 
 RECORDED = Path(__file__).parent / "fixtures" / "hosts"
@@ -34,7 +34,7 @@ def test_every_host_is_a_complete_adapter(name):
     assert any("hooks" in kind for _, kind in host.files)
     assert any(kind in ("server", "hooks+server", "toml") for _, kind in host.files)
     assert host.entry_advice.startswith("- ")
-    assert 0 < host.max_context_chars and 0 < host.start_max_chars
+    assert host.max_context_chars > 0 and host.start_max_chars > 0
 
 
 @pytest.mark.parametrize("name", hosts.HOSTS)

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.base.fence import fence
 from memory_custodian.agents.hosts import HOSTS, load
-from memory_custodian.session.quotes import bind_quote, find_shared_span
-from memory_custodian.session.sessions import open_session, prune_sessions, recent_user_messages
 from memory_custodian.agents.touched import project_relative
 from memory_custodian.base.errors import InvalidInput
+from memory_custodian.base.fence import fence
+from memory_custodian.session.quotes import bind_quote, find_shared_span
+from memory_custodian.session.sessions import open_session, prune_sessions, recent_user_messages
 
 RECORDED = Path(__file__).parent / "fixtures" / "hosts"
 

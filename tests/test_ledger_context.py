@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import run_cli
+
 from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.pack_sections import ledger_sections
 

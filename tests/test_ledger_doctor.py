@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 from memory_custodian.ledger.storage.store import Ledger, encode_event
 

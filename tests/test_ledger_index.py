@@ -6,10 +6,10 @@ import shutil
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_ledger_fold import as_dicts, histories, tmp_memory
 
 from memory_custodian.ledger.index.index import Index
 from memory_custodian.ledger.storage.store import Ledger, encode_event
-from test_ledger_fold import as_dicts, histories, tmp_memory
 
 TERMS = ("body", "title", "snake", "camel", "camelcase", "newer", "src", "x.py")
 

@@ -12,6 +12,7 @@ import json
 import shutil
 
 from conftest import run_cli
+
 from memory_custodian import Memory
 from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.pack_sections import ledger_sections

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
 import os
 import random
@@ -11,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from memory_custodian.ledger.storage.fold import shape_error
 from memory_custodian.ledger.storage.store import Ledger

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_postings import QUERIES, _ledger
 
 from memory_custodian import Memory
 from memory_custodian.ledger.recall import ranking
 from memory_custodian.ledger.recall.recall import check_query
 from memory_custodian.ledger.recall.recall_plan import plan_recall
 from memory_custodian.ledger.recall.recall_scans import memory_rows, sql_rows
-from test_postings import QUERIES, _ledger
 
 TRUTH = Path(__file__).resolve().parents[1] / "benchmarks" / "recall"
 NOW = "2026-12-01T00:00:00.000Z"

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
 import shutil
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from pathlib import Path
 
 from conftest import run_cli, unfenced
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_ledger_fold import histories, tmp_memory
+from test_ledger_index import assert_equals_rebuild_and_replay, dump
+
 from memory_custodian.base.errors import Corrupt
 from memory_custodian.ledger.index.index import Index
 from memory_custodian.ledger.storage.store import Ledger, encode_event
-from test_ledger_fold import histories, tmp_memory
-from test_ledger_index import assert_equals_rebuild_and_replay, dump
 
 
 def cli(root, *args):

@@ -45,10 +45,9 @@ def text_of(result) -> str:
 async def _session_run(root: Path, body):
     params = StdioServerParameters(command=sys.executable, args=["-m", "memory_custodian", "mcp"], cwd=str(root))
     with open(root / "server-stderr.log", "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await body(session)
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await body(session)
 
 
 def run(root: Path, body):

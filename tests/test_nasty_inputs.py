@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, run_cli
+
 from memory_custodian.base.errors import CustodianError
 from memory_custodian.memory import Memory
 
@@ -143,8 +143,8 @@ def test_nasty_shard_lines(project):
 
 
 def test_nasty_truth_and_config(project, tmp_path):
-    from memory_custodian.ledger.storage.config import parse_config
     from memory_custodian.ledger.recall.evaluate import load_truth
+    from memory_custodian.ledger.storage.config import parse_config
 
     with pytest.raises(CustodianError):
         load_truth(NASTY / "nasty-truth.jsonl")

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
+from memory_custodian.base.records import Factory, Record, field
+from memory_custodian.ledger.recall.recall_result import RecallResult
 from memory_custodian.ledger.storage.fold import Problem
 from memory_custodian.ledger.storage.model import Note
-from memory_custodian.ledger.recall.recall_result import RecallResult
-from memory_custodian.base.records import Factory, Record, field
 
 
 class Pair(Record):
@@ -48,7 +48,7 @@ def test_equality_repr_replace_and_deep_as_dict():
 def test_note_fields_are_its_one_declaration():
     from memory_custodian.ledger.storage.model import NOTE_FIELDS, REQUIRED
 
-    assert Note.FIELDS == tuple(f.name for f in NOTE_FIELDS)
+    assert tuple(f.name for f in NOTE_FIELDS) == Note.FIELDS
     assert set(Note.DEFAULTS) == {f.name for f in NOTE_FIELDS if f.default is not REQUIRED}
     with pytest.raises(TypeError):
         Note("abc", "gotcha", "high", "t")  # no body

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from conftest import run_cli
+
 from memory_custodian.base import fsutil
 from memory_custodian.ledger.storage.store import Ledger
 

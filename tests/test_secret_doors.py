@@ -7,9 +7,9 @@ import asyncio
 import json
 
 import pytest
-
 import secret_samples
 from conftest import run_cli
+
 from memory_custodian.memory import Memory
 
 R = secret_samples.sampler(1612)

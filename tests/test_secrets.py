@@ -10,13 +10,12 @@ import random
 import string
 
 import pytest
+import secret_samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_custodian.base.errors import Refused
 from memory_custodian.base.secrets import SecretFinding, refuse_secrets, scan
-
-import secret_samples
 
 RNG = random.Random(20261130)
 UPPER_DIGITS = string.ascii_uppercase + string.digits

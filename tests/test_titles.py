@@ -6,8 +6,8 @@ import pytest
 from conftest import run_cli
 
 from memory_custodian.base.errors import InvalidInput
-from memory_custodian.memory import Memory
 from memory_custodian.base.tokens import cut_words
+from memory_custodian.memory import Memory
 
 
 def test_cut_words():

@@ -11,11 +11,10 @@ import random
 import sys
 
 import pytest
-
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-import torture  # noqa: E402
+import torture
 
 QUICK_DISK_CASES = ["fsize-edge:remember", "fsize-tight:remember", "fsize-edge:add", "fsize-tight:add",
                     "fsize-edge:reindex", "fsize-tight:reindex"]

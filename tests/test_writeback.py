@@ -11,13 +11,13 @@ import subprocess
 import sys
 
 import pytest
+from conftest import run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import run_cli
 from memory_custodian import Memory
-from memory_custodian.session import adoption, usage_log
 from memory_custodian.agents.hooks import run_hook
+from memory_custodian.session import adoption, usage_log
 from memory_custodian.session.rule_prompts import standing_rule
 
 DAY = 86_400.0
@@ -163,8 +163,8 @@ def test_an_expand_clears_the_unread_flag(root):
 
 
 def test_doctor_probes_write_nothing_back(root):
-    from memory_custodian.agents.writeback import PROBE_SESSION
     from memory_custodian.agents.host_doctor import DOCTOR_SESSION
+    from memory_custodian.agents.writeback import PROBE_SESSION
 
     assert PROBE_SESSION == DOCTOR_SESSION
     call(root, "UserPromptSubmit", DOCTOR_SESSION, prompt="memory-custodian doctor: is the memory reachable?")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import run_cli_process
+
 from memory_custodian import Memory
 from memory_custodian.agents import hosts
 

@@ -32,9 +32,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
-from make_truth import NOW, Builder, write_project, write_truth  # noqa: E402
-
 from events import EVENTS, FILLER, PEOPLE, REACTIONS  # noqa: E402
+from make_truth import NOW, Builder, write_project, write_truth  # noqa: E402
 
 MANIFEST = """# Memory Manifest
 

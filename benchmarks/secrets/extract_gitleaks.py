@@ -115,7 +115,7 @@ class _Values:
     def __init__(self, texts=None, skipped=0):
         self.texts, self.skipped = list(texts or []), skipped
 
-    def add(self, other: "_Values") -> None:
+    def add(self, other: _Values) -> None:
         self.texts += other.texts
         self.skipped += other.skipped
 

@@ -6,7 +6,7 @@ Importing the package stays cheap (hooks run on every prompt); `Memory` is loade
 __version__ = "0.1.0"
 PROTOCOL_VERSION = "0.5"
 
-__all__ = ["Memory", "__version__", "PROTOCOL_VERSION"]
+__all__ = ["PROTOCOL_VERSION", "Memory", "__version__"]
 
 
 def __getattr__(name):

@@ -32,7 +32,7 @@ class Memory:
     memory_dir = path_property("memory_dir_str", "The memory folder (docs/memory by default).")
 
     @classmethod
-    def open(cls, project_root=None, memory_dir: str | None = None) -> "Memory":
+    def open(cls, project_root=None, memory_dir: str | None = None) -> Memory:
         """Open the memory of the project at `project_root`.
 
         Without a root, the nearest ancestor of the current directory holding
@@ -95,8 +95,8 @@ class Memory:
 
     def manifest(self):
         """The parsed manifest (`curated.routing.Manifest`)."""
-        from .curated.pack.reading import load_manifest
         from .base.project import require_memory_dir
+        from .curated.pack.reading import load_manifest
 
         return load_manifest(require_memory_dir(self.memory_dir))
 

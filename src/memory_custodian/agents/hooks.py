@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 
-from . import hosts, writeback
 from ..base.errors import LIBRARY_TERMS, Terms
 from ..base.fence import DATA_NOTICE, fence
+from . import hosts, writeback
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
+
 
 class HookTerms(Terms):
     """What a hook's context points to, for an agent that may have either door: the MCP tool where the
@@ -181,8 +182,8 @@ def _touched(spec, hook, root: str) -> list[str]:
 
 
 def _open_memory(project_root, memory_dir, cwd):
-    from ..memory import Memory
     from ..base.project import DEFAULT_MEMORY_DIR, find_project_root
+    from ..memory import Memory
 
     if project_root is None:
         start = cwd or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
@@ -210,10 +211,10 @@ def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX
                 terms=None) -> str:
     import time
 
-    from ..curated.pack.cutting import lines_part
     from ..base.textsafe import host_length
-    from .cold_index import cold, start_building
+    from ..curated.pack.cutting import lines_part
     from ..session.usage_log import iso_at
+    from .cold_index import cold, start_building
 
     at = iso_at(time.time())  # before reading: a note changed while we read counts as changed
     waiting = cold(memory)
@@ -378,7 +379,7 @@ def _on_file(memory, state, paths: list[str], limit: int, terms=None) -> str:
     blocks, over = _fit_turn_budget(state, fresh[:FILE_NOTES], note_text, full=True)
     over += max(0, len(fresh) - FILE_NOTES) + below
     if not over:
-        quiet.update({p: signature for p in paths})
+        quiet.update(dict.fromkeys(paths, signature))
     if not blocks:
         return ""
     head = (f"memory-custodian · gotchas recorded for {', '.join(paths[:3])}"

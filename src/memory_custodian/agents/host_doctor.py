@@ -24,9 +24,9 @@ MCP_PROTOCOL = "2025-06-18"
 
 
 def check_hosts(memory) -> list[Finding]:
-    from . import hosts
-
     from concurrent.futures import ThreadPoolExecutor
+
+    from . import hosts
 
     out, servers_of = [], []
     for name in hosts.HOSTS:

@@ -1,14 +1,13 @@
 """`init --agent HOST|all` and `--remove`: wire the memory into each host, as its module declares.
 
-Everything we add is findable again: text snippets sit between our markers, JSON entries carry
-a `… memory-custodian hook` command (`launcher.is_our_command`), the TOML block sits between marker
-comments. The commands name no installation (`launcher.portable_argv`): the same bytes on every
-machine, each clone finding its own through the per-clone setting this writes to `.git/config`.
-A command an older version wrote with an absolute path is replaced. So a second run (on any
-machine) changes nothing and `--remove` takes out exactly what we added. The file as it was
-before our first install is kept in `.cache/agents-originals.json`, and when removing leaves the
-rest of it as it was, those exact bytes come back (formatting, key order, trailing newline and all).
-Which files a host gets, and of what kind, is the host module's `files` (see `hosts.adapter.Host`).
+Everything we add is findable again: text snippets sit between our markers, JSON entries carry a `… memory- custodian
+hook` command (`launcher.is_our_command`), the TOML block sits between marker comments. The commands name no
+installation (`launcher.portable_argv`): the same bytes on every machine, each clone finding its own through the
+per-clone setting this writes to `.git/config`. A command an older version wrote with an absolute path is replaced. So
+a second run (on any machine) changes nothing and `--remove` takes out exactly what we added. The file as it was
+before our first install is kept in `.cache/agents-originals.json`, and when removing leaves the rest of it as it was,
+those exact bytes come back (formatting, key order, trailing newline and all). Which files a host gets, and of what
+kind, is the host module's `files` (see `hosts.adapter.Host`).
 """
 
 from __future__ import annotations
@@ -18,11 +17,17 @@ import os
 
 from ..base.errors import InvalidInput
 from ..base.fsutil import atomic_write, cache_dir, project_lock, read_utf8
+from ..base.launcher import (
+    Launcher,
+    current_launcher,
+    is_our_command,
+    not_installed_text,
+    portable_argv,
+    portable_command,
+)
 from ..base.project import DEFAULT_MEMORY_DIR
 from ..base.records import Record
 from . import hosts, managed_block
-from ..base.launcher import (Launcher, current_launcher, is_our_command, not_installed_text, portable_argv,
-                             portable_command)
 
 SERVER_NAME = "memory-custodian"
 
@@ -256,13 +261,12 @@ RESTORE = object()  # _plan_file's answer when the file's pre-install bytes shou
 
 
 class Form(Record):
-    """A file's byte-level habits (a BOM, CRLF line ends), so our edits keep them; `text` is the file
-    without them (None: no file)."""
+    """A file's byte-level habits (a BOM, CRLF line ends) our edits keep; `text`: the file without them."""
 
     FIELDS = ("bom", "crlf", "text")
 
     @classmethod
-    def of(cls, raw: str | None) -> "Form":
+    def of(cls, raw: str | None) -> Form:
         bom = bool(raw) and raw.startswith("\ufeff")
         body = raw[1:] if bom else (raw or "")
         crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
@@ -330,9 +334,8 @@ def _plan_file(memory, rel: str, kind: str, host: str, remove: bool, current: st
     if remove:
         if current is None:
             return None
-        if has_original:
-            if _prune(_load_json(path, original)) == _prune(stripped):
-                return RESTORE
+        if has_original and _prune(_load_json(path, original)) == _prune(stripped):
+            return RESTORE
         if not stripped and not has_original:
             return None
         return _dump_json(stripped, current)
@@ -366,8 +369,7 @@ def _strip_kind(data: dict, kind: str) -> dict:
 
 
 def _load_originals(store_path: str) -> dict:
-    """The pre-install bytes we kept. A cache: if it is unreadable, removal still takes out only
-    our entries, it just cannot promise the exact original formatting."""
+    """The pre-install bytes we kept. A cache: unreadable, removal still takes out only ours, minus exact formatting."""
     if not os.path.isfile(store_path):
         return {}
     try:
@@ -415,7 +417,7 @@ def wanted_hosts(agents) -> list[str]:
 
 
 def install_agents(memory, agents: list[str], remove: bool = False, launcher: Launcher | None = None,
-                   force: bool = False) -> "InstallReport":
+                   force: bool = False) -> InstallReport:
     """Write (or with `remove`, take out) the entry snippet, hooks and MCP server for each host.
 
     Returns {"action", "agents", "created", "changed", "unchanged", "removed": [paths], "command",
@@ -483,8 +485,7 @@ def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict,
     path = _confined(memory.root_str, rel)
     current = _read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
-    has_original = rel in originals
-    original = originals.get(rel)
+    has_original, original = rel in originals, originals.get(rel)
     planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, force)
     new = original if planned is RESTORE else form.encode(planned)
     if not remove and not has_original and new != current and not _contains_ours(path, kind, form.text):

@@ -159,7 +159,7 @@ class Server:
         text, data = recall_view.render_expand(expansion)
         return _text(f"{DATA_NOTICE}\n{fence(text)}", data)
 
-    def memory_history(self, id: NoteId) -> CallToolResult:  # noqa: A002
+    def memory_history(self, id: NoteId) -> CallToolResult:
         """A note's events in order: what happened, who did it, when and why."""
         history = self.call(self.memory.history, id)
         text = recall_view.render_history(history.events)
@@ -173,24 +173,24 @@ class Server:
         made = self.call(self.memory.remember, text, actor=ACTOR, **note)
         return _text(*recall_view.render_written(made, "recorded"))
 
-    def memory_supersede(self, id: str, text: str, reason: str, **note: Any) -> CallToolResult:  # noqa: A002
+    def memory_supersede(self, id: str, text: str, reason: str, **note: Any) -> CallToolResult:
         """Replace a note with a corrected one (kind, priority, tags, paths and scope carry over unless
         given). The old note stays in history as superseded."""
         made = self.call(self.memory.supersede, id, text, reason=reason, actor=ACTOR, **note)
         return _text(*recall_view.render_written(made, f"recorded, superseding #{made.supersedes}"))
 
-    def memory_revoke(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
+    def memory_revoke(self, id: NoteId, reason: Reason) -> CallToolResult:
         """Withdraw a note that is wrong (it stays in history, shown as revoked). Prefer
         memory_supersede when there is a correct version to record."""
         note = self.call(self.memory.revoke, id, reason=reason, actor=ACTOR)
         return _text(f"revoked #{note.id}: {reason}", {"id": note.id, "state": note.state})
 
-    def memory_flag_stale(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
+    def memory_flag_stale(self, id: NoteId, reason: Reason) -> CallToolResult:
         """Mark a note as possibly out of date, so readers check it first."""
         note = self.call(self.memory.flag_stale, id, reason=reason, actor=ACTOR)
         return _text(f"flagged #{note.id} stale: {reason}", {"id": note.id, "state": note.state})
 
-    def memory_reinstate(self, id: NoteId, reason: Reason) -> CallToolResult:  # noqa: A002
+    def memory_reinstate(self, id: NoteId, reason: Reason) -> CallToolResult:
         """Bring back a revoked, superseded or expired note, or confirm a stale one."""
         note = self.call(self.memory.reinstate, id, reason=reason, actor=ACTOR)
         return _text(f"reinstated #{note.id}: {reason}", {"id": note.id, "state": note.state})

@@ -9,7 +9,6 @@ and `log` once per call, so the reading side and the writing side stay apart.
 
 from __future__ import annotations
 
-
 # `doctor` probes every wired hook under this session id (host_doctor.DOCTOR_SESSION; a test holds the
 # two equal, and importing host_doctor here would load subprocess on every hook): a probe is not work.
 PROBE_SESSION = "memory-custodian-doctor"

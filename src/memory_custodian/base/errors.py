@@ -103,12 +103,12 @@ class CustodianError(Exception):
         message = self.message if terms is None else self.phrased(terms)
         return (where + message).replace("\n", " ")
 
-    def at(self, *, path: str | None = None, line: int | None = None) -> "CustodianError":
+    def at(self, *, path: str | None = None, line: int | None = None) -> CustodianError:
         """The same error placed in a file (and line), keeping its field and state."""
         return type(self)(self.template, path=path, line=line, field=self.field, state=self.state,
                           allowed=self.allowed)
 
-    def after(self, done: str, advice: tuple[str, str] = ("", "")) -> "CustodianError":
+    def after(self, done: str, advice: tuple[str, str] = ("", "")) -> CustodianError:
         """The same error, told after `done`, what the command did first (its "nothing was changed"
         becomes "nothing else was changed", which is what is true then); `advice` (old, new) swaps
         what to do next for what fits the caller."""

@@ -14,7 +14,7 @@ from .textsafe import printable
 _BACKTICK_RUN = re.compile(r"`+")
 # Control characters (a shard can be edited by hand) are shown, never passed on: an escape
 # sequence must not reach a terminal that displays the transcript.
-_CONTROL = {c: f"\\u{c:04x}" for c in (*range(0, 32), 127, *range(128, 160)) if c not in (9, 10)}
+_CONTROL = {c: f"\\u{c:04x}" for c in (*range(32), 127, *range(128, 160)) if c not in (9, 10)}
 
 # The header every injected block starts with: the agent is told what it is looking at.
 DATA_NOTICE = (

@@ -16,6 +16,7 @@ import errno
 import os
 import re
 import stat
+
 # the low-level module: `threading` costs every hook process ~0.8 ms, and only these two are needed
 from _thread import _local, get_ident
 

@@ -41,7 +41,7 @@ class Launcher(Record):
     windows: bool = False
 
     @classmethod
-    def for_interpreter(cls, python: str, *, windows: bool = False) -> "Launcher":
+    def for_interpreter(cls, python: str, *, windows: bool = False) -> Launcher:
         return cls([python, "-m", MODULE], INTERPRETER, windows)
 
     def command(self, args: list[str]) -> str:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ClassVar, TypeVar
 
-    from typing_extensions import Self, dataclass_transform as _transform
+    from typing_extensions import Self
+    from typing_extensions import dataclass_transform as _transform
 
     _T = TypeVar("_T")
 else:

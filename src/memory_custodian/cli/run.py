@@ -10,6 +10,7 @@ import sys
 
 from .. import __version__
 from .table import COMMANDS, GROUPS, PROG
+
 ABOUT = ("Repo-native project memory for coding agents.\n\nCurated rules in docs/memory/*.md are routed per task and "
          "packed to a budget; the notes agents record live in an append-only ledger with ranked recall. Start with "
          "`init`, then `read --task planning`.")

@@ -8,8 +8,23 @@ from __future__ import annotations
 
 from ..agents.hosts import HOSTS
 from .spec import (
-    ACTOR, APPLY, DATA, FORMAT, MEMORY, NOTE_FIELDS, NOTE_ID, PLAN, QUERY, RECALL_OPTIONS, TEXT, Arg, Command, flag,
-    kept_fields, opt, verb,
+    ACTOR,
+    APPLY,
+    DATA,
+    FORMAT,
+    MEMORY,
+    NOTE_FIELDS,
+    NOTE_ID,
+    PLAN,
+    QUERY,
+    RECALL_OPTIONS,
+    TEXT,
+    Arg,
+    Command,
+    flag,
+    kept_fields,
+    opt,
+    verb,
 )
 
 PROG = "memory-custodian"

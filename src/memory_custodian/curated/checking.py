@@ -18,10 +18,17 @@ import re
 from ..base import fsutil
 from ..base.errors import CustodianError
 from ..base.records import Factory, Record
-from .write.entries import DECISION_ENTRY_BUDGET, long_decisions
-from .manifest.routing import (CANONICAL_TASKS, KNOWN_SECTIONS, SECTION_TITLES, TASK_KEYWORDS, Manifest, budget_for,
-                               default_budget)
+from .manifest.routing import (
+    CANONICAL_TASKS,
+    KNOWN_SECTIONS,
+    SECTION_TITLES,
+    TASK_KEYWORDS,
+    Manifest,
+    budget_for,
+    default_budget,
+)
 from .pack.reading import readable_errors
+from .write.entries import DECISION_ENTRY_BUDGET, long_decisions
 from .write.templates import CORE_FILES, brief_is_template
 
 PROBLEM, WARNING = "problem", "warning"
@@ -74,8 +81,8 @@ def _shown(memory, memory_dir) -> str:
 @readable_errors
 def check_memory(memory) -> CheckResult:
     from ..base.fsutil import read_utf8
-    from .parse.conflicts import ADVICE, marker_line
     from .manifest.reader import parse_manifest
+    from .parse.conflicts import ADVICE, marker_line
     from .parse.units import split_units
 
     memory_dir = memory.memory_dir_str
@@ -118,8 +125,8 @@ def check_memory(memory) -> CheckResult:
             add(Finding(PROBLEM, "manifest-invalid", f("manifest.md"), exc.line, exc.message))
 
     if manifest is not None:
-        from .pack.reading import curated_files
         from .manifest.routing import manifest_errors
+        from .pack.reading import curated_files
 
         for code, line, message in manifest_errors(manifest, curated_files(memory_dir)):
             add(Finding(PROBLEM, code, f("manifest.md"), line, message))

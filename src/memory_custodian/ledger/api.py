@@ -81,8 +81,16 @@ class LedgerNotes:
         from .storage.fold import apply
         from .storage.ids import new_note_id
         from .storage.inputs import (
-            QUOTE_MAX, bounded, clean_expires, clean_paths, clean_tags, clean_text, clean_title, kind_priority,
-            provenance_for, scope_fields,
+            QUOTE_MAX,
+            bounded,
+            clean_expires,
+            clean_paths,
+            clean_tags,
+            clean_text,
+            clean_title,
+            kind_priority,
+            provenance_for,
+            scope_fields,
         )
 
         text = clean_text(text)
@@ -147,7 +155,6 @@ class LedgerNotes:
     def forget_note(self, note_id):
         """The one hard delete: the note's text leaves every shard; a content-free `forget` stays."""
         from .results import NoteForgotten
-
         from .text.text_api import rerender_mirrors
 
         full = self.resolve(note_id)

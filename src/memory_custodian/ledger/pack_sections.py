@@ -55,7 +55,7 @@ def _pack(key: str, blocks: list[tuple[str, str]], budget: int | None, sep: str,
     shown, omitted, used, oversized = [], [], 0, False
     for note_id, text in blocks:
         cost = estimate_tokens(text)
-        if budget is None or used + cost <= budget or not shown and not omitted and cost > budget:
+        if budget is None or used + cost <= budget or (not shown and not omitted and cost > budget):
             if budget is not None and cost > budget:
                 oversized = True  # the first block is kept whole rather than cut
             shown.append((note_id, text))

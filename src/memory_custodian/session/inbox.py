@@ -37,9 +37,9 @@ def propose(memory, text: str) -> dict:
 
 
 def _append_inbox(memory, item: str) -> dict:
-    from ..curated.write.entries import NO_CANDIDATES, prepend_dated_item, today
     from ..base.fsutil import atomic_write, project_lock, read_utf8
     from ..base.project import require_memory_dir
+    from ..curated.write.entries import NO_CANDIDATES, prepend_dated_item, today
 
     memory_dir = require_memory_dir(memory.memory_dir_str)
     path = os.path.join(memory_dir, "inbox.md")

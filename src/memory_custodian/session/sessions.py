@@ -63,7 +63,7 @@ class SessionState:
         self.data = data
 
     @classmethod
-    def blank(cls) -> "SessionState":
+    def blank(cls) -> SessionState:
         """A state that is never saved: for a hook whose session file cannot be opened (fail open)."""
         return cls(None, _empty())
 

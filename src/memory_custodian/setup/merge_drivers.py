@@ -80,7 +80,7 @@ def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
         from .merge_ledger import merge_shard
 
         return merge_shard(base, ours, theirs, path)
-    from ..curated.write.merge_entries import mergeable, merge_entries
+    from ..curated.write.merge_entries import merge_entries, mergeable
 
     b, o, t = (_read(p) for p in (base, ours, theirs))
     if b is None or o is None or t is None or os.path.basename(path) == "manifest.md" or not mergeable(b, o, t):
@@ -122,8 +122,8 @@ def render_mirror(shards: dict[str, list[bytes]], memory_rel: str) -> str:
     """The export mirror of a ledger given as shard lines, as `export` renders it."""
     import tempfile
 
-    from ..ledger.text.export import note_row, render_rows
     from ..ledger.storage.store import Ledger
+    from ..ledger.text.export import note_row, render_rows
 
     with tempfile.TemporaryDirectory(prefix="mc-merge-") as scratch:
         os.mkdir(os.path.join(scratch, "ledger"))

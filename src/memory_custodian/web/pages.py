@@ -3,11 +3,22 @@ table (browsed a page at a time, or searched through recall), and one note's his
 
 from __future__ import annotations
 
-from ..curated.manifest.routing import CANONICAL_TASKS
 from ..base.errors import InvalidInput
+from ..curated.manifest.routing import CANONICAL_TASKS
 from ..ledger.storage.model import KINDS, PROVENANCES, STATES
 from .html import (
-    WEB_TERMS, badge, budget_bar, checkbox, esc, field_list, field_value, href, layout, outcome, select, table,
+    WEB_TERMS,
+    badge,
+    budget_bar,
+    checkbox,
+    esc,
+    field_list,
+    field_value,
+    href,
+    layout,
+    outcome,
+    select,
+    table,
     text_input,
 )
 

@@ -12,7 +12,14 @@ from ...base.errors import InvalidInput
 from ...base.records import Factory, Record
 from . import globs
 from .routing import (
-    ACTIVATIONS, ASCII_ALNUM, LEDGER_SECTIONS, BudgetEntry, IndexEntry, Route, canonical_task, validate_route_path,
+    ACTIVATIONS,
+    ASCII_ALNUM,
+    LEDGER_SECTIONS,
+    BudgetEntry,
+    IndexEntry,
+    Route,
+    canonical_task,
+    validate_route_path,
 )
 
 # Patterns as strings: `re` compiles (and caches) only the ones a manifest actually needs; the

@@ -11,12 +11,12 @@ import re
 
 from ... import PROTOCOL_VERSION, __version__
 from ...base.errors import InvalidInput
-from . import index_edit
+from ..parse.files import curated_files
 from ..write import templates
 from ..write.entries import changelog_add, today
-from ..parse.files import curated_files
-from .reader import parse_manifest, split_lines
 from ..write.plans import Plan, PlanResult, Reader
+from . import index_edit
+from .reader import parse_manifest, split_lines
 from .routing import TASK_KEYWORDS
 
 PROTOCOL_HEADING = "## MemoryCustodian Protocol"

@@ -9,7 +9,7 @@ from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BU
 
 TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
 if TYPE_CHECKING:
-    from ...base.pack_parts import Omission, Section
+    pass
 
 
 class ModuleResult(Record):

@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 import re
 
-from ...base.errors import LIBRARY_TERMS, CustodianError, InvalidInput, short_line, unreadable
 from ...base import fsutil
+from ...base.errors import LIBRARY_TERMS, CustodianError, InvalidInput, short_line, unreadable
 from ...base.fsutil import read_utf8
 from ..manifest import globs
 from ..manifest.reader import parse_manifest
 from ..manifest.routing import MODULE_KINDS, Manifest, canonical_task
+from ..parse.units import pack, unclosed_fence
 from .context_pack import ModuleResult, ReadResult
 from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, render_pack
-from ..parse.units import pack, unclosed_fence
 
 _SLUG_RE = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 

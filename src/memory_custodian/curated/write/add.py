@@ -10,16 +10,28 @@ from __future__ import annotations
 from ...base.errors import InvalidInput, Refused
 from ...base.secrets import refuse_secrets
 from ...base.tokens import estimate_tokens
+from ..manifest.reader import parse_manifest
+from ..manifest.routing import MODULE_KINDS
+from ..parse.units import split_units
 from . import entries
 from .enable import module_edits
 from .entries import (
-    AREA_SCOPED_TYPES, DECISION_ENTRY_BUDGET, FOLDERS, NO_CANDIDATES, TARGETS, TYPES, append_bullet, bullet_entry,
-    decision_entry, module_template, prepend_dated_section, prepend_entry, safe_name, tombstone_entry,
+    AREA_SCOPED_TYPES,
+    DECISION_ENTRY_BUDGET,
+    FOLDERS,
+    NO_CANDIDATES,
+    TARGETS,
+    TYPES,
+    append_bullet,
+    bullet_entry,
+    decision_entry,
+    module_template,
+    prepend_dated_section,
+    prepend_entry,
+    safe_name,
+    tombstone_entry,
 )
-from ..manifest.reader import parse_manifest
 from .plans import Plan, PlanResult, Reader
-from ..manifest.routing import MODULE_KINDS
-from ..parse.units import split_units
 
 
 def resolve_target(kind: str, name: str | None, area: str | None) -> str:

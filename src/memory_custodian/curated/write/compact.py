@@ -16,14 +16,14 @@ from ...base.errors import InvalidInput
 from ...base.records import Factory, Record
 from ...base.tokens import estimate_tokens
 from ..manifest import index_edit
-from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, changelog_add, long_decisions, module_template
-from ..parse.files import curated_files
-from .forget import topic_pattern
 from ..manifest.reader import parse_manifest
-from .plans import Plan, PlanResult, Reader
 from ..manifest.routing import MODULE_KINDS
 from ..parse.bullets import drop_items, split_items, tombstone_keys
+from ..parse.files import curated_files
 from ..parse.units import serialize, split_units
+from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, changelog_add, long_decisions, module_template
+from .forget import topic_pattern
+from .plans import Plan, PlanResult, Reader
 
 BULLET_FILES = ("constraints.md", "preferences.md")
 ARCHIVE_FILES = ("decisions.md", "changelog.md")
@@ -160,7 +160,7 @@ def _targets(memory_dir, reader: Reader, target: str | None) -> list[str]:
     if target is None:
         present = curated_files(memory_dir, include_archive=False)
         return [r for r in present if r in ("inbox.md",) + BULLET_FILES + ARCHIVE_FILES
-                or r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md")]
+                or (r.split("/", 1)[0] in MODULE_KINDS and not r.endswith("README.md"))]
     rel = validate_target(_inside_memory(memory_dir, target))
     if reader.read(rel) is None:
         raise InvalidInput(f"{{field}} {target!r} does not exist in the memory folder", path=os.fspath(memory_dir),

@@ -8,8 +8,8 @@ from __future__ import annotations
 from ...base.errors import InvalidInput
 from ...base.secrets import refuse_secrets
 from ..manifest import globs, index_edit
-from .entries import changelog_add, module_template, safe_name
 from ..manifest.reader import parse_manifest
+from .entries import changelog_add, module_template, safe_name
 from .plans import Plan, PlanResult, Reader
 
 SIMPLE = {

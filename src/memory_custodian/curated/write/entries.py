@@ -49,8 +49,8 @@ NAME_MAX = 100
 
 def safe_name(name: str | None, what: str) -> str:
     """A rule/profile/area name: one path segment, no `..`, no extension games, no secret."""
-    from ...base.textsafe import shown
     from ...base.secrets import refuse_secrets
+    from ...base.textsafe import shown
 
     raw = (name or "").strip()
     if raw.endswith(".md"):

@@ -17,12 +17,12 @@ import re
 
 from ...base.errors import InvalidInput, Refused
 from ...base.records import Factory, Record
+from ..parse.files import curated_files
+from ..parse.units import make_unit, serialize, split_units
 from .entries import changelog_add, module_template, prepend_entry, title_of
 from .fingerprints import FILE as FORGOTTEN_FILE
 from .fingerprints import fingerprint, with_added
-from ..parse.files import curated_files
 from .plans import Plan, PlanResult, Reader
-from ..parse.units import make_unit, serialize, split_units
 
 MODES = ("soft", "hard", "purge")
 MIN_TOPIC_CHARS = 4

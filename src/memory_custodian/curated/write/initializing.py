@@ -12,6 +12,7 @@ from ...base.errors import InvalidInput
 from ...base.records import Factory, Record
 from . import templates
 
+
 class InitResult(Record):
     """What `init` did; paths are relative to the project root. `gitattributes` is created, updated
     or unchanged; `agents` is what the agent installer reported, when `init` was asked for it."""

@@ -96,8 +96,8 @@ class Plan(Record):
 
     @property
     def effective(self) -> list[Change]:
-        return [c for c in self.changes if c.new is None and c.old_digest != ABSENT or
-                c.new is not None and digest_text(c.new) != c.old_digest]
+        return [c for c in self.changes if (c.new is None and c.old_digest != ABSENT) or
+                (c.new is not None and digest_text(c.new) != c.old_digest)]
 
     @property
     def plan_id(self) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from ...base.errors import InvalidInput
 from ...base.records import Factory, Record
-from .index_rows import NOTE_COLS, NOTE_FROM, row_note
-from ..storage.model import KINDS, PROVENANCES, STATES
 from ..recall.recall_plan import EFFECTIVE_STATE, path_filter
+from ..storage.model import KINDS, PROVENANCES, STATES
+from .index_rows import NOTE_COLS, NOTE_FROM, row_note
 
 PAGE_MAX = 500
 # provenance is left out of a note's index JSON when it holds the default

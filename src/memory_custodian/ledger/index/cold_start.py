@@ -31,9 +31,9 @@ def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
     """(note, state) of every directive in force (active or stale, in scope), highest priority first."""
     import json
 
+    from ..recall.ranking import PRIORITY_ORDER
     from ..storage.fold import replay
     from ..storage.inputs import current_branch
-    from ..recall.ranking import PRIORITY_ORDER
     from ..storage.store import Ledger, split_shard
 
     ledger = Ledger(memory_dir)

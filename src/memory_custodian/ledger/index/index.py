@@ -17,13 +17,26 @@ from ...base import fsutil
 from ...base.errors import Refused
 from ..recall import ranking
 from ..storage.fold import fold_note_events
-from .index_rows import (
-    FIELD_SIGNATURE, FTS_COLUMN_LIST, INSERT_META, INSERT_TEXT, NOTE_COLS, NOTE_FROM, PAGE_CACHE_KIB, SCHEMA,
-    SCHEMA_VERSION, UPSERT_EVENT, canonical, note_row_parts, row_fields, row_note, rows_at,
-)
 from ..storage.model import INDEX_FILE, Note, copy_note
 from ..storage.paths import any_match
 from ..storage.store import Ledger, parse_lines
+from .index_rows import (
+    FIELD_SIGNATURE,
+    FTS_COLUMN_LIST,
+    INSERT_META,
+    INSERT_TEXT,
+    NOTE_COLS,
+    NOTE_FROM,
+    PAGE_CACHE_KIB,
+    SCHEMA,
+    SCHEMA_VERSION,
+    UPSERT_EVENT,
+    canonical,
+    note_row_parts,
+    row_fields,
+    row_note,
+    rows_at,
+)
 
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index

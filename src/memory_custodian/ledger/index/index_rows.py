@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
-from ..recall import ranking
 from ...base.records import Factory
+from ..recall import ranking
 from ..storage.model import NOTE_FIELDS, Note, encode_event
 from ..storage.paths import path_prefix
 

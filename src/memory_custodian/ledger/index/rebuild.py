@@ -14,8 +14,8 @@ import os
 from contextlib import contextmanager
 
 from ...base.fsutil import BINARY, read_at
-from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
 from ..storage.store import parse_lines
+from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python

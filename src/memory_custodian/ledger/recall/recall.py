@@ -9,8 +9,8 @@ The ranking knobs live in `ranking.py`, the plan in `recall_plan.py`, the scans 
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
-from . import ranking
 from ..storage.model import KINDS, RECALL_DEFAULT_STATES, RECALL_STATES
+from . import ranking
 from .recall_plan import RecallQuery, plan_recall
 from .recall_result import RecallResult
 from .recall_scans import choose_scan

@@ -67,7 +67,7 @@ def note_text(title: str, body: str, tags_text: str, paths_text: str) -> str:
 def digest(text: str) -> str:
     import hashlib  # only where vectors are synced: OpenSSL's load is a fresh `recall`'s cost
 
-    return hashlib.sha256(f"{MODEL}\0{text}".encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(f"{MODEL}\0{text}".encode()).hexdigest()[:20]
 
 
 def embed(texts: list[str]):

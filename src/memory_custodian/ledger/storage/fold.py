@@ -9,12 +9,23 @@ can bring them: writers refuse them) are skipped and reported.
 
 from __future__ import annotations
 
-
 from ...base.records import Record
 from .ids import add_days, is_iso_utc, is_note_id
 from .model import (
-    ACTORS, CREATE_FIELDS, DEFAULT_LIFETIME_DAYS, FORMAT_VERSION, KINDS, LEGAL_NEXT, OPS, PRIORITIES, PROVENANCES,
-    REASON_ACTORS, REASON_REQUIRED, SCOPES, Note, encode_event,
+    ACTORS,
+    CREATE_FIELDS,
+    DEFAULT_LIFETIME_DAYS,
+    FORMAT_VERSION,
+    KINDS,
+    LEGAL_NEXT,
+    OPS,
+    PRIORITIES,
+    PROVENANCES,
+    REASON_ACTORS,
+    REASON_REQUIRED,
+    SCOPES,
+    Note,
+    encode_event,
 )
 
 TXN_N_MAX = 1_000_000  # far above any check-in; an absurd count must not reach SQLite's 64-bit integers

@@ -16,11 +16,20 @@ import re
 
 from ...base.errors import InvalidInput, Refused
 from ...base.records import Factory, Record
-from .export import (
-    META_KEYS, SECTION_LABELS, SECTION_RE, escape_body, format_list, is_block_start, is_structural, one_line, sort_key,
-    sorted_items, utc,
-)
 from ..storage.model import KINDS, PRIORITIES, Note
+from .export import (
+    META_KEYS,
+    SECTION_LABELS,
+    SECTION_RE,
+    escape_body,
+    format_list,
+    is_block_start,
+    is_structural,
+    one_line,
+    sort_key,
+    sorted_items,
+    utc,
+)
 
 CHECKOUT_TAG = "<!-- memory-custodian edit check-out"
 READONLY_KEYS = ("provenance", "state", "created", "updated", "supersedes", "expires", "scope", "quote")

@@ -9,8 +9,8 @@ one `edit` checks out, so what people review is what they edit.
 from __future__ import annotations
 
 import re
-from operator import itemgetter
 from datetime import datetime, timezone
+from operator import itemgetter
 
 from ...base.records import Factory
 from ..storage.model import KINDS, NOTE_FIELDS, STATES, Note

@@ -59,8 +59,8 @@ def _current_notes(notes) -> list:
 def _export_rows(notes) -> list:
     """`_current_notes` as the renderer's rows, without a `Note` per row when the index is current
     (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
-    from .export import note_row
     from ..storage.store import Ledger
+    from .export import note_row
 
     index = _current_index(notes)
     if index is not None:
@@ -161,8 +161,8 @@ def export_enable(notes, path=None):
 def export_disable(notes):
     """Stop re-rendering the mirror after writes; the file itself is left as it is."""
     from ...base.project import require_memory_dir
-    from ..storage.config import config_path, update_config
     from ..results import Exported
+    from ..storage.config import config_path, update_config
 
     require_memory_dir(notes.memory_dir)
     update_config(notes.memory_dir, "export", {"enabled": False})
@@ -174,9 +174,9 @@ def export_disable(notes):
 def edit_checkout(notes, path):
     """Write the active (and stale) notes to `path` as an edit buffer."""
     from ...base.project import require_memory_dir
-    from .edit import render_checkout
-    from ..storage.ids import now_iso
     from ..results import CheckedOut
+    from ..storage.ids import now_iso
+    from .edit import render_checkout
 
     require_memory_dir(notes.memory_dir)
     target = checkout_target(notes.memory_dir, path)
@@ -192,13 +192,12 @@ def edit_checkin(notes, path, reason=None, actor: str = "human"):
     """Turn the edited buffer at `path` into one txn of `actor`'s events; refuse it whole on any conflict."""
     fsutil.check_name_lengths(str(path))
     from ...base.project import require_memory_dir
-    from .edit import build_events, parse_buffer, plan_changes
-    from ..storage.ids import new_note_id
     from ..results import CheckedIn
-    from ..storage.store import Ledger
-
+    from ..storage.ids import new_note_id
     from ..storage.inputs import choice
     from ..storage.model import ACTORS
+    from ..storage.store import Ledger
+    from .edit import build_events, parse_buffer, plan_changes
 
     require_memory_dir(notes.memory_dir)
     choice(actor, ACTORS, "actor")
