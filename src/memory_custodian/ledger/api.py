@@ -39,16 +39,18 @@ class LedgerNotes:
 
     def resolve(self, id_or_prefix: str, index=None) -> str:
         """The full id for `#k7m2`, `k7m2x9qa`, …: a unique prefix of at least 4 characters."""
+        from ..base.textsafe import shown as quoted
         from .storage.ids import CROCKFORD, NOTE_ID_LEN
 
         key = str(id_or_prefix).strip().lstrip("#").lower()
         if len(key) < 4:
-            raise InvalidInput(f"note id {id_or_prefix!r}: give at least 4 characters of an id such as #k7m2x9qa")
+            raise InvalidInput(f"note id {quoted(str(id_or_prefix))}: give at least 4 characters of an id "
+                               "such as #k7m2x9qa")
         if len(key) > NOTE_ID_LEN or any(c not in CROCKFORD for c in key):
-            odd = sorted({c for c in key if c not in CROCKFORD})
+            odd = sorted({c for c in key if c not in CROCKFORD})[:8]
             why = (f"it has {', '.join(repr(c) for c in odd)}, which no id has (ids are 0-9 and a-z without i, l, "
                    "o and u)") if odd else f"ids have {NOTE_ID_LEN} characters"
-            raise InvalidInput(f"{id_or_prefix!r} is not a note id: {why}; an id looks like #k7m2x9qa")
+            raise InvalidInput(f"{quoted(str(id_or_prefix))} is not a note id: {why}; an id looks like #k7m2x9qa")
         index = index or self.index()
         found = index.ids_with_prefix(key)
         if not found:

@@ -7,6 +7,13 @@ explicit `allow_remote`, and then every URL must carry a random token.
 
 Requests are read by one thread each (so an idle browser connection blocks nobody), and every page
 is built on one worker thread that owns the `Memory`: its SQLite connection stays on one thread.
+The reading threads are a bounded pool (`HANDLERS`) behind a real listen backlog (`BACKLOG`), so a
+burst of connections waits its turn instead of being dropped, and a flood cannot spawn threads
+without end.
+
+Every answer that is not a page (a refusal, an error, an unsupported method, a request too long)
+is the bare minimum: a status line, one sentence and no link, so it never carries the token of an
+`allow_remote` viewer to someone who was refused, and it carries the same security headers as a page.
 """
 
 from __future__ import annotations
@@ -15,14 +22,17 @@ import hmac
 import secrets
 import socket
 import sys
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
+from ..base.textsafe import shown
 from . import pages, reports
-from .html import STYLE, WEB_TERMS, esc, layout
+from .html import STYLE, WEB_TERMS, esc
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SECURITY_HEADERS = {
@@ -32,6 +42,9 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 READ_TIMEOUT = 15  # seconds a connection may take to send its request
+BACKLOG = 512  # connections the kernel holds while every handler is busy (socketserver's default is 5)
+HANDLERS = 32  # threads reading requests; more connections wait in the backlog, not in new threads
+ALLOWED = "GET, HEAD"
 
 
 class Page(Exception):
@@ -90,7 +103,7 @@ class Viewer:
             return reports.doctor_page(memory, base)
         if path == "/stats":
             return reports.stats_page(memory, base)
-        raise Page(404, f"no page at {path}")
+        raise Page(404, f"no page at {shown(path)}")
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -105,11 +118,16 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self._answer(body=False)
 
-    def _refuse_write(self):
-        self._send(405, "text/html; charset=utf-8", self._error_page(405, "the viewer is read-only: change memory "
-                   "with the command line, the MCP server or `edit`"), extra={"Allow": "GET, HEAD"})
+    def __getattr__(self, name: str):
+        # every method but GET and HEAD (POST, TRACE, CONNECT, PROPFIND, an invented one) is 405, as
+        # documented; the standard handler would answer an unknown one 501
+        if name.startswith("do_"):
+            return self._refuse_method
+        raise AttributeError(name)
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse_write
+    def _refuse_method(self):
+        self._send(405, "text/html; charset=utf-8", bare_page(405, "the viewer is read-only: change memory "
+                   "with the command line, the MCP server or `edit`"), extra={"Allow": ALLOWED})
 
     def _answer(self, body: bool):
         viewer = self.server.viewer
@@ -120,30 +138,39 @@ class Handler(BaseHTTPRequestHandler):
             ctype, text = viewer.route(self.path)
             status = 200
         except Page as page:
-            status, ctype, text = page.status, "text/html; charset=utf-8", self._error_page(page.status, page.text)
+            status, ctype, text = page.status, "text/html; charset=utf-8", bare_page(page.status, page.text)
         except CustodianError as exc:
             status = 404 if isinstance(exc, NotFound) else 400 if isinstance(exc, InvalidInput) else 500
-            ctype, text = "text/html; charset=utf-8", self._error_page(status, exc.one_line(WEB_TERMS))
+            ctype, text = "text/html; charset=utf-8", bare_page(status, exc.one_line(WEB_TERMS))
             if status == 500:
                 sys.stderr.write(f"memory-custodian serve: {exc.one_line(WEB_TERMS)}\n")
         except Exception as exc:  # a bug: the page says so and the traceback goes to the console
             traceback.print_exc()
             status, ctype = 500, "text/html; charset=utf-8"
-            text = self._error_page(500, f"internal error ({type(exc).__name__}): see the console running `serve`")
+            text = bare_page(500, f"internal error ({type(exc).__name__}): see the console running `serve`")
         self._send(status, ctype, text, body)
 
-    def _error_page(self, status: int, text: str) -> str:
-        return layout(self.server.viewer.base, "", f"{status}", f"<p class=warn>{esc(text)}</p>")
+    def send_error(self, code, message=None, explain=None):
+        # the standard error page (400, 414, 431, 505, ...) echoes the request and has no security
+        # headers; ours says the status only, with the headers every answer carries
+        self.close_connection = True
+        body = self.command != "HEAD" and code >= 200 and code not in (204, 304)
+        self._send(code, "text/html; charset=utf-8", bare_page(code, ""), body, extra={"Connection": "close"})
 
     def _send(self, status: int, ctype: str, text: str, body: bool = True, extra=None):
         data = text.encode("utf-8")
-        self.send_response(status)
-        for name, value in {**SECURITY_HEADERS, "Content-Type": ctype, "Content-Length": str(len(data)),
-                            **(extra or {})}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        if body:
-            self.wfile.write(data)
+        if self.request_version == "HTTP/0.9":  # unparsed or 0.9: still a status line and the headers
+            self.request_version = "HTTP/1.0"
+        try:
+            self.send_response(status)
+            for name, value in {**SECURITY_HEADERS, "Content-Type": ctype, "Content-Length": str(len(data)),
+                                **(extra or {})}.items():
+                self.send_header(name, value)
+            self.end_headers()
+            if body:
+                self.wfile.write(data)
+        except (ConnectionError, TimeoutError):  # the client left mid-answer: nothing to tell anyone
+            self.close_connection = True
 
     def log_message(self, format, *args):
         if self.server.quiet:
@@ -151,14 +178,50 @@ class Handler(BaseHTTPRequestHandler):
         super().log_message(format, *args)
 
 
-class ViewerServer(ThreadingHTTPServer):
-    daemon_threads = True
+def bare_page(status: int, text: str) -> str:
+    """A page that is not memory: the status and one sentence, no link, no style sheet, no token."""
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Error"
+    said = f"<p>{esc(text)}</p>" if text else ""
+    return (f"<!doctype html>\n<html lang=en><head><meta charset=utf-8><title>{status} {esc(phrase)}</title>"
+            f"</head><body><h1>{status} {esc(phrase)}</h1>{said}</body></html>\n")
+
+
+class ViewerServer(HTTPServer):
+    request_queue_size = BACKLOG
 
     def __init__(self, address, viewer: Viewer, quiet: bool):
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self.viewer, self.quiet = viewer, quiet
+        self.handlers = ThreadPoolExecutor(max_workers=HANDLERS, thread_name_prefix="memory-custodian-request")
+        self.slots = threading.BoundedSemaphore(HANDLERS)
         super().__init__(address, Handler)
         viewer.port = self.server_address[1]
+
+    def process_request(self, request, client_address):
+        # the accepting loop waits for a free handler, so what cannot be served yet stays in the
+        # kernel's backlog (bounded by BACKLOG) rather than in threads or memory
+        while not self.slots.acquire(timeout=0.5):
+            if getattr(self, "_BaseServer__shutdown_request", False):
+                self.shutdown_request(request)
+                return
+        self.handlers.submit(self._handle, request, client_address)
+
+    def _handle(self, request, client_address):
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self.slots.release()
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return  # a client that went away mid-request is not an error of the viewer
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -168,6 +231,7 @@ class ViewerServer(ThreadingHTTPServer):
 
     def server_close(self):
         super().server_close()
+        self.handlers.shutdown(wait=True)
         self.viewer.worker.shutdown(wait=True)
 
 
