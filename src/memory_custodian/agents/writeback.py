@@ -3,7 +3,7 @@ and `log` once per call, so the reading side and the writing side stay apart.
 
 - file hook: counts the tool call, and the files a write tool changes;
 - prompt hook: keeps the request for the automatic checkpoint, and nudges when the user states a rule;
-- stop: the end-of-turn checkpoint (`checkpoint.on_stop`);
+- stop: the end-of-turn checkpoint (`checkpoint.on_stop`), on the budget of the agent that stopped;
 - compaction and session end: the automatic task checkpoint (`auto_checkpoint.write_checkpoint`).
 """
 
@@ -29,12 +29,13 @@ def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | No
         from .touched import project_relative
 
         wrote = hook.tool_name in spec.write_tools
-        checkpoint.note_tool(state, memory_dir, project_relative(hook.paths, memory.root_str, hook.cwd), wrote)
+        checkpoint.note_tool(state, memory_dir, project_relative(hook.paths, memory.root_str, hook.cwd), wrote,
+                             hook.agent_id)
     elif hook.action == "prompt":
         return _on_prompt(memory_dir, state, hook.prompt or ""), None, None, False
     elif hook.action == "stop":
         outcome, reason = guard("end-of-turn checkpoint", checkpoint.on_stop, state, memory_dir,
-                                   hook.stop_active) or ("failed", None)
+                                hook.stop_active, hook.agent_id) or ("failed", None)
         return "", reason, outcome, False
     elif hook.action in ("compact", "end"):
         from ..session.auto_checkpoint import write_checkpoint

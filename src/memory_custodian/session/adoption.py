@@ -22,9 +22,9 @@ class SessionStats(Record):
     """One host session as the hooks saw it."""
 
     FIELDS = ("session", "host", "first", "last", "hooks", "injected_notes", "injected_tokens", "files_edited",
-              "written", "checkpoints")
+              "written", "checkpoints", "subagent_checkpoints")
     DEFAULTS = {"hooks": Factory(dict), "injected_notes": 0, "injected_tokens": 0, "files_edited": False,
-                "written": Factory(dict), "checkpoints": Factory(dict)}
+                "written": Factory(dict), "checkpoints": Factory(dict), "subagent_checkpoints": Factory(dict)}
 
 
 class AdoptionReport(Record):
@@ -43,7 +43,8 @@ class AdoptionReport(Record):
                  f"injected: {t['injected_notes']} notes, {t['injected_tokens']} tokens · recalls {t['recalls']} · "
                  f"expands {t['expands']}",
                  "notes written: " + _pairs(t["written"]),
-                 "checkpoints: " + _pairs(t["checkpoints"])]
+                 "checkpoints: main agent " + _pairs(t["checkpoints"]) + " · subagents " +
+                 _pairs(t["subagent_checkpoints"])]
         if self.sessions:
             lines.append("")
             lines.append("sessions (newest first):")
@@ -51,7 +52,8 @@ class AdoptionReport(Record):
                 lines.append(f"  {s.last[:16]}Z {s.host:<6} {s.session[:18]:<18} hooks {sum(s.hooks.values()):>3} · "
                              f"injected {s.injected_notes} ({s.injected_tokens} tok) · "
                              f"{'edited files' if s.files_edited else 'no edits'} · wrote {_pairs(s.written)}"
-                             f" · checkpoints {_pairs(s.checkpoints)}")
+                             f" · checkpoints {_pairs(s.checkpoints)}" +
+                             (f" · subagents {_pairs(s.subagent_checkpoints)}" if s.subagent_checkpoints else ""))
             if len(self.sessions) > SHOWN_SESSIONS:
                 lines.append(f"  … {len(self.sessions) - SHOWN_SESSIONS} older (--format json lists them all)")
         if self.unreadable_lines:
@@ -70,6 +72,8 @@ class AdoptionReport(Record):
 
 
 SHOWN_SESSIONS = 20
+# "off": a subagent's stop that asked nothing because subagents have no checkpoint (the default)
+COUNTED_OUTCOMES = ("blocked", "answered", "declined", "off")
 
 
 def _pairs(counts: dict) -> str:
@@ -97,11 +101,11 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     writes = [(at, kind, actor) for at, _, kind, actor in written_since(memory.memory_dir_str, {}, since)]
     # the automatic checkpoint is the harness writing, not the session recording what it learned
     sessions = _sessions(entries, [w for w in writes if w[2] != "auto"])
-    totals = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {},
+    totals = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {}, "subagent_checkpoints": {},
               "recalls": sum(1 for e in entries if e.get("kind") == "recall"),
               "expands": sum(1 for e in entries if e.get("kind") == "expand"), "written": {}}
     for s in sessions:
-        for key in ("hooks", "checkpoints"):
+        for key in ("hooks", "checkpoints", "subagent_checkpoints"):
             for name, n in getattr(s, key).items():
                 totals[key][name] = totals[key].get(name, 0) + n
         totals["injected_notes"] += s.injected_notes
@@ -128,9 +132,11 @@ def _sessions(entries: list[dict], writes: list[tuple]) -> list[SessionStats]:
         s.injected_notes += len(e.get("injected") or ())
         s.injected_tokens += int(e.get("tokens") or 0)
         s.files_edited = s.files_edited or bool(e.get("wrote"))
-        if e.get("checkpoint") in ("blocked", "answered", "declined"):
+        # each agent's budget is its own (checkpoint.py): a subagent's outcome never counts as the main agent's
+        counted = s.subagent_checkpoints if e.get("subagent") else s.checkpoints
+        if e.get("checkpoint") in COUNTED_OUTCOMES and (e["checkpoint"] != "off" or e.get("subagent")):
             name = "fired" if e["checkpoint"] == "blocked" else e["checkpoint"]
-            s.checkpoints[name] = s.checkpoints.get(name, 0) + 1
+            counted[name] = counted.get(name, 0) + 1
     for s in by.values():
         for at, kind, actor in writes:
             if s.first <= at <= s.last:

@@ -100,6 +100,8 @@ def hook_entry(hook, injected: list[str], tokens: int, outcome: str | None, wrot
         entry["wrote"] = True
     if outcome:
         entry["checkpoint"] = outcome
+    if getattr(hook, "agent_id", None):
+        entry["subagent"] = hook.agent_id
     return entry
 
 

@@ -22,10 +22,16 @@ class HookEvent(Record):
     """One hook call, reduced to what we act on: `event` is the host's own name for it, `action`
     what we do there (start | prompt | file | compact | stop | end), `source` how a session started
     (startup | resume | clear | compact), `paths` the candidate file paths as the tool named them,
-    `stop_active` the host's flag that this stop follows a stop hook's block."""
+    `stop_active` the host's flag that this stop follows a stop hook's block, `agent_id` the subagent
+    the call came from (None: the main agent)."""
 
-    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths", "stop_active")
-    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list), "stop_active": False}
+    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths", "stop_active",
+              "agent_id")
+    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list), "stop_active": False,
+                "agent_id": None}
+
+UNNAMED_SUBAGENT = "subagent"  # a subagent stop event whose payload names no agent (older host releases)
+MAX_AGENT_ID = 80
 
 
 def unique(paths: list[str]) -> list[str]:
@@ -68,15 +74,17 @@ class Host(Record):
         server as a TOML table). entry_advice: the snippet's first line of advice, for this host.
     windows_command_key: the hook entry's key for a command the host runs on Windows instead
         (Codex's `commandWindows`, run by cmd.exe), or None where one command serves every system.
+    subagent_events: events that only a subagent fires (Claude Code's `SubagentStop`); any other event
+        is a subagent's when its payload carries `agent_id`, as the hosts add inside a subagent.
     """
 
     FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
               "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
-              "write_tools", "block_decision", "measure", "windows_command_key")
+              "write_tools", "block_decision", "measure", "windows_command_key", "subagent_events")
     DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False,
                 "empty_output": "", "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
                 "hook_timeout_s": 60,  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
-                "measure": "chars", "windows_command_key": None}
+                "measure": "chars", "windows_command_key": None, "subagent_events": ()}
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""
@@ -89,6 +97,11 @@ class Host(Record):
         cwd = payload.get("cwd")
         hook = HookEvent(self.name, name, action, str(payload.get("session_id") or ""),
                          cwd if isinstance(cwd, str) and cwd else None)
+        agent = payload.get("agent_id")
+        if isinstance(agent, str) and agent.strip():
+            hook.agent_id = agent.strip()[:MAX_AGENT_ID]
+        elif name in self.subagent_events:
+            hook.agent_id = UNNAMED_SUBAGENT
         if action == "prompt":
             prompt = payload.get("prompt")
             hook.prompt = prompt if isinstance(prompt, str) else ""

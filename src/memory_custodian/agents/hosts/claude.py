@@ -14,6 +14,7 @@ CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")  # PreCompac
 HOST = Host(
     measure="utf16",  # Claude Code caps hook output by UTF-16 units: an emoji counts two
     name="claude",
+    subagent_events=("SubagentStop",),
     events=EVENTS,
     context_events=CONTEXT_EVENTS,
     file_tools=("Edit", "Write", "MultiEdit", "Read", "NotebookEdit"),
