@@ -61,3 +61,27 @@ def test_read_includes_the_ledger(mem):
     r = run_cli("read", "--task", "implementation", "--project-root", str(mem.root))
     assert r.returncode == 0, r.stderr
     assert "## Ledger directives" in r.stdout and "Never commit secrets" in r.stdout
+
+
+def test_the_pack_decodes_only_what_its_budget_takes(mem):
+    """40 directives for a budget of two: the omitted ones are named from the index, never decoded."""
+    from memory_custodian.ledger.index.in_force import PAGE
+
+    made = [mem.remember(f"directive number {i}: " + "word " * 40, kind="directive").id for i in range(40)]
+    [full] = ledger_sections(mem, task="general", budgets={"directives": 100000})
+    assert sorted(full.note_ids) == sorted(made)
+    budget = sum(len(b.split()) for b in full.text.strip().split("\n\n")[:2]) * 2
+    from memory_custodian import Memory
+
+    mem = Memory.open(mem.root)  # a fresh process's: no note read yet
+    index = mem.index()
+    statements: list[str] = []
+    index.db.set_trace_callback(statements.append)
+    try:
+        [sec] = ledger_sections(mem, task="general", budgets={"directives": budget})
+    finally:
+        index.db.set_trace_callback(None)
+    assert 1 <= len(sec.note_ids) < 40 and sec.note_ids == full.note_ids[:len(sec.note_ids)]
+    assert [o.ref for o in sec.omitted] == [f"#{i}" for i in full.note_ids[len(sec.note_ids):]]
+    decoded = [s for s in statements if "JOIN note_text" in s]
+    assert decoded and sum(s.count("'") // 2 for s in decoded) <= PAGE  # one page of ids at most

@@ -48,20 +48,26 @@ def _full(note, state: str = "active") -> str:
     return "\n".join(lines)
 
 
-def _pack(key: str, blocks: list[tuple[str, str]], budget: int | None, sep: str, tail: str | None = None):
+def _pack(key: str, blocks, budget: int | None, sep: str, tail: str | None = None, order: list[str] | None = None):
+    """Whole blocks `(note id, text)` in order while they fit `budget`; the first that does not fit
+    ends the section, and it and every note after it (`order`: all the ids, when `blocks` is read
+    lazily and stops being asked) are named as omitted. A first block larger than the whole budget
+    is kept whole (`oversized`) rather than cut."""
     from ..base.pack_parts import Omission, Section
     from ..base.tokens import estimate_tokens
 
-    shown, omitted, used, oversized = [], [], 0, False
+    shown, used, oversized = [], 0, False
     for note_id, text in blocks:
         cost = estimate_tokens(text)
-        if budget is None or used + cost <= budget or (not shown and not omitted and cost > budget):
-            if budget is not None and cost > budget:
-                oversized = True  # the first block is kept whole rather than cut
-            shown.append((note_id, text))
-            used += cost
-        else:
-            omitted.append(Omission(module=f"ledger:{key}", ref=f"#{note_id}", reason=OMITTED_BY_BUDGET))
+        if budget is not None and used + cost > budget:
+            if shown:
+                break
+            oversized = True
+        shown.append((note_id, text))
+        used += cost
+    ids = order if order is not None else [i for i, _ in blocks]
+    module = f"ledger:{key}"
+    omitted = [Omission(module, f"#{i}", OMITTED_BY_BUDGET) for i in ids[len(shown):]]
     text = sep.join(t for _, t in shown)
     if tail:
         text = (text + "\n" if text else "") + tail
@@ -69,7 +75,7 @@ def _pack(key: str, blocks: list[tuple[str, str]], budget: int | None, sep: str,
                    budget=budget, omitted=omitted, oversized=oversized, note_ids=[i for i, _ in shown])
 
 
-def _left_out(index, key: str, res, hint: str) -> tuple[list, str | None]:
+def _left_out(index, key: str, res, hint: str, shown: bool) -> tuple[list, str | None]:
     """What a directive or gotcha recall did not load and why: Omissions naming each note scoped to
     another branch, and the section's closing line (those notes, and a count of the ones no longer
     in force). Forgotten notes keep no kind, so they cannot be counted here."""
@@ -89,7 +95,7 @@ def _left_out(index, key: str, res, hint: str) -> tuple[list, str | None]:
     if gone:
         lines.append(f"Not loaded (no longer in force): {', '.join(gone)} — {hint} lists them")
     # a blank line first when notes precede it, so it does not read as part of the last note
-    return omitted, ("\n" if res.hits else "") + "\n".join(lines) if lines else None
+    return omitted, ("\n" if shown else "") + "\n".join(lines) if lines else None
 
 
 # What each section's closing line points to, in the caller's terms (`errors.Terms.phrase`).
@@ -113,25 +119,29 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
     return index.guarded(lambda: _sections(index, memory.root_str, paths, query, limits, terms))
 
 
+def _in_force_section(index, key: str, root: str, limits: dict, terms: Terms, paths=()):
+    """The directives (or the gotchas at `paths`) in force, read only as far as the budget takes them."""
+    from .index.in_force import in_force
+    from .storage.ids import now_iso
+    from .storage.inputs import current_branch
+
+    found = in_force(index, key[:-1], now=now_iso(), branch=lambda: current_branch(root), want_states=PACK_STATES,
+                     paths=paths)
+    left, tail = _left_out(index, key, found, terms.phrase(HINTS[key]), bool(found.ids))
+    blocks = ((note.id, _full(note, state)) for note, state in found.pages())
+    section = _pack(key, blocks, limits[key], "\n\n", tail=tail, order=found.ids)
+    section.omitted += left
+    return section
+
+
 def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict, terms: Terms) -> list:
     from .recall.recall import run_recall
 
-    sections = []
-    directives = run_recall(index, kinds=("directive",), states=PACK_STATES, limit=100000, root=root)
-    left, tail = _left_out(index, "directives", directives, terms.phrase(HINTS["directives"]))
-    section = _pack("directives", [(h.note.id, _full(h.note, h.state)) for h in directives.hits],
-                    limits["directives"], "\n\n", tail=tail)
-    section.omitted += left
-    sections.append(section)
-    shown = [h.note.id for h in directives.hits]
+    sections = [_in_force_section(index, "directives", root, limits, terms)]
+    shown = list(sections[0].note_ids)
     if paths:
-        gotchas = run_recall(index, kinds=("gotcha",), paths=paths, states=PACK_STATES, limit=1000, root=root)
-        left, tail = _left_out(index, "gotchas", gotchas, terms.phrase(HINTS["gotchas"]))
-        section = _pack("gotchas", [(h.note.id, _full(h.note, h.state)) for h in gotchas.hits],
-                        limits["gotchas"], "\n\n", tail=tail)
-        section.omitted += left
-        sections.append(section)
-        shown += [h.note.id for h in gotchas.hits]
+        sections.append(_in_force_section(index, "gotchas", root, limits, terms, paths))
+        shown += sections[-1].note_ids
     if query or paths:
         if query:
             res = run_recall(index, query=query, limit=RECALL_LINES, root=root, near_paths=tuple(paths),

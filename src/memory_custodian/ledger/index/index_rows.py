@@ -16,7 +16,7 @@ from ..recall import ranking
 from ..storage.model import NOTE_FIELDS, Note, encode_event
 from ..storage.paths import path_prefix
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 # SQLite's page cache for a connection, in KiB. Recall reads the FTS index, the notes and their
 # sizes (~45 MB at 74,900 notes); SQLite's default 2 MB re-reads them from the OS on every query,
 # which cost a third of recall's time there (p50 11.4 -> 7.6 ms, measured). SQLite fills the cache
@@ -46,6 +46,7 @@ CREATE INDEX IF NOT EXISTS events_txn ON events(txn);
 CREATE TABLE IF NOT EXISTS waived(txn TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS notes(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, prio INTEGER, {_META_COLUMNS});
 CREATE INDEX IF NOT EXISTS notes_order ON notes(prio, created_at DESC, created_event DESC);
+CREATE INDEX IF NOT EXISTS notes_kind ON notes(kind, prio, created_at DESC, created_event DESC);
 CREATE TABLE IF NOT EXISTS note_text(rowid INTEGER PRIMARY KEY, {", ".join(f"{c} TEXT" for c in TEXT_COLUMNS)},
     subtokens TEXT, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS note_tags(tag TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(tag, note)) WITHOUT ROWID;
