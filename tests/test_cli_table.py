@@ -93,6 +93,12 @@ def test_every_option_and_argument_parses_to_the_handler_call(name, param, spell
     argv, values = required(command)
     expected = {**defaults(command), **values}
     if spelling is None:  # an optional positional given, or a second value of one that takes many
+        for earlier in command.params:  # `diff [BASE [HEAD]]`: HEAD is given after BASE
+            if earlier is param:
+                break
+            if isinstance(earlier, Arg) and earlier.optional and not earlier.many:
+                words, value = sample(earlier, 0)
+                argv, expected[earlier.dest] = argv + words, value
         words, value = sample(param, 1)
         argv = argv + words
         expected[param.dest] = (*expected[param.dest], value) if param.many else value

@@ -137,6 +137,7 @@ LAYERS = (
     ("command line", (f"{PKG}.cli",)),
     ("adapters", (f"{PKG}.agents", f"{PKG}.web")),
     ("facade", (f"{PKG}.memory",)),
+    ("history", (f"{PKG}.history",)),  # memory's history from git: reads both tiers and the setup's git
     ("session and setup", (f"{PKG}.session", f"{PKG}.setup")),
     ("pack and check", (f"{PKG}.curated.pack", f"{PKG}.curated.checking")),  # both read the tiers as a whole
     ("tiers", (f"{PKG}.curated", f"{PKG}.ledger")),
@@ -145,7 +146,8 @@ LAYERS = (
 
 # The rooms of each package: what changes together sits together; a module outside them is loose.
 ROOMS = {
-    PKG: {"__init__", "__main__", "memory", "base", "cli", "web", "agents", "session", "setup", "curated", "ledger"},
+    PKG: {"__init__", "__main__", "memory", "base", "cli", "web", "agents", "session", "setup", "curated", "ledger",
+          "history"},
     f"{PKG}.curated": {"parse", "manifest", "pack", "write", "checking"},
     # params: the inputs of a note and a recall, declared once below the adapters that build on them (CLI, MCP)
     f"{PKG}.ledger": {"storage", "index", "recall", "text", "api", "pack_sections", "frames", "results", "params"},

@@ -330,6 +330,15 @@ class Memory:
         """The ledger's shards (`ledger.store.Ledger`)."""
         return self._ledger_notes().ledger()
 
+    # ---- history (git, read-only) -------------------------------------------------------------
+
+    def diff(self, base: str | None = None, head: str | None = None):
+        """What `head` (a commit; None: the working tree) changes in memory against `base` (a commit; None:
+        the merge base with the default branch): a `history.diff.MemoryDiff`, forgotten text never in it."""
+        from .history.diff import diff_memory
+
+        return diff_memory(self, base, head)
+
     # ---- ledger as text -----------------------------------------------------------------------
 
     def export(self, path=None, check: bool = False):

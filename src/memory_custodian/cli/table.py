@@ -270,6 +270,21 @@ _TABLE = (
             ), "Prints the URL (with --format json one object: url, host, port) and serves until Ctrl-C. Loopback "
                "only by default; requests with a non-loopback Host header are refused, and nothing can be changed "
                "from it: every change goes through the CLI, the MCP server or edit."),
+    Command("diff", "maintenance", "history:diff",
+            "What a branch changes in memory, for review: entries, notes, directives and tombstones first, flags.",
+            "memory-custodian diff origin/main --format markdown >> \"$GITHUB_STEP_SUMMARY\"", (
+                Arg("base", "BASE", optional=True),
+                Arg("head", "HEAD", optional=True),
+                opt("--format", "fmt", choices=("text", "json", "markdown"), default="text",
+                    help="Output format (markdown: for a pull-request comment or a CI job summary)."),
+                *MEMORY,
+            ), "BASE defaults to the merge base of HEAD with the default branch (origin/HEAD, main or master), HEAD "
+               "to the working tree. Lists curated entries added, changed, removed, archived or forgotten per file, "
+               "and ledger notes created, superseded, revoked, flagged stale, expired, reinstated, promoted or "
+               "forgotten; a forgotten entry or note is named by its file or id only, never its text. Flags: an "
+               "agent's directive with no quote of the user's, an entry or file over its budget, a route to a "
+               "missing file. A shallow clone that lacks the merge base is refused (exit 1) with the git fetch "
+               "that brings it. Reads git only; changes nothing."),
     Command("eval", "maintenance", "evaluate:eval_cmd",
             "Run the labelled queries in TRUTH (JSONL) through recall and report what it missed.",
             "memory-custodian eval docs/memory/recall-truth.jsonl --min-recall 0.8", (
