@@ -45,6 +45,8 @@ def scripts(mem):
     ("数据库连接池必须在关闭前释放", "zh"),  # a whole run, as unicode61 indexes it
     ("数据库", "zh"),  # the beginning of a run (scripts without spaces match as a prefix)
     ("設定ファイル", "ja"), ("再起動が必要", "ja"),
+    ("连接池", "zh"), ("释放", "zh"), ("连接池释放", "zh"),  # words inside a run, through its bigrams
+    ("ファイル", "ja"), ("起動", "ja"), ("放", "zh"),  # and a run's last character alone
     ("οδος", "el"),
 ])
 def test_words_in_any_script_are_found(scripts, query, key):
@@ -52,6 +54,21 @@ def test_words_in_any_script_are_found(scripts, query, key):
     for _ in range(2):  # the first recall ranks with FTS5, the next from the in-memory postings
         res = mem.recall(query)
         assert notes[key].id in ids(res), (query, res.render_text())
+
+
+def test_a_word_inside_a_run_ranks_the_note_that_holds_it_first(mem):
+    """Bigrams find a word wherever a run holds it, and rank by how much of the query a note holds."""
+    car = mem.remember("我昨天在北京买了一辆新自行车")
+    mem.remember("我昨天在北京吃了烤鸭")
+    mem.remember("自行")
+    res = mem.recall("自行车")
+    assert res.hits[0].note.id == car.id, res.render_text()
+
+
+def test_cjk_bigrams_cost_nothing_for_other_scripts():
+    assert ranking.subtokens("workspaceLock", "plain words, café", [], []) == "workspace lock workspacelock"
+    assert ranking.cjk_grams("東京で", index=True) == ["東京", "京で", "で"]
+    assert ranking.cjk_grams("東京で") == ["東京", "京で"]
 
 
 def test_a_mixed_query_keeps_both_scripts(scripts):

@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
-INDEX_SIGNATURE = "fts=porter-unicode61-rd2;subtokens=1"
+INDEX_SIGNATURE = "fts=porter-unicode61-rd2;subtokens=2"
 
 # Column order is the FTS table's: title, body, tags_text, paths_text, subtokens.
 FTS_COLUMNS = ("title", "body", "tags_text", "paths_text", "subtokens")
@@ -58,6 +58,10 @@ DROP_EXTENSIONS = True
 # the first (`query_expand.build_expansion`). Full-account callers only.
 USE_EXPANSION = True
 EXPANSION_WEIGHT = 0.25
+
+# Words inside a run of CJK text match through its character bigrams (`cjk_grams`, indexed in the
+# subtokens column): without them, only a whole run or its beginning was found.
+USE_CJK_GRAMS = True
 
 # Paths a caller passes also match notes anchored there, even with no query word in common.
 MATCH_PATHS = True
@@ -133,7 +137,8 @@ def _compound_parts(run: str) -> tuple[str, ...]:
 
 
 def subtokens(title: str, body: str, tags, paths) -> str:
-    """Extra tokens for code-aware matching: camelCase parts and the joined form of compounds."""
+    """Extra tokens: camelCase parts and the joined form of compounds, for code-aware matching, and
+    the character bigrams of text in scripts written without spaces (`cjk_grams`)."""
     out: list[str] = []
     seen = set()
     text = "\n".join([title, body, *tags, *paths])
@@ -142,6 +147,11 @@ def subtokens(title: str, body: str, tags, paths) -> str:
         if not parts:
             continue
         for tok in (*parts, "".join(parts)):
+            if tok not in seen:
+                seen.add(tok)
+                out.append(tok)
+    if not text.isascii():
+        for tok in cjk_grams(text, index=True):
             if tok not in seen:
                 seen.add(tok)
                 out.append(tok)
@@ -155,6 +165,32 @@ def subtokens(title: str, body: str, tags, paths) -> str:
 _NO_SPACE_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x31F0, 0x31FF),
                     (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF66, 0xFF9F),
                     (0x20000, 0x3134F))
+
+
+def _no_space_char(ch: str) -> bool:
+    o = ord(ch)
+    return o > 0xDFF and any(lo <= o <= hi for lo, hi in _NO_SPACE_RANGES)
+
+
+def cjk_grams(text: str, index: bool = False) -> list[str]:
+    """The character bigrams of each stretch of `text` in a script written without spaces, in order.
+
+    unicode61 indexes such a stretch, up to the next punctuation, as one token, so a word inside
+    it (`自行车` in `我昨天买了一辆自行车`) matched nothing. Bigrams are what CJK search engines index
+    (Lucene's CJK analyzer): a word of two or more characters is then a run of its bigrams. `index`:
+    also each stretch's last character alone, so that a one-character query matches as a prefix."""
+    out: list[str] = []
+    stretch: list[str] = []
+    for ch in text + " ":
+        if _no_space_char(ch):
+            stretch.append(ch)
+            continue
+        if stretch:
+            out.extend(stretch[i] + stretch[i + 1] for i in range(len(stretch) - 1))
+            if index or len(stretch) == 1:
+                out.append(stretch[-1])
+            stretch = []
+    return out
 
 
 def _word_char(ch: str) -> bool:
@@ -290,6 +326,13 @@ def match_words(query: str) -> list[tuple[str, bool]]:
 
     for tok in terms:
         add(tok)
+    if USE_CJK_GRAMS:
+        for tok in terms:
+            if no_space(tok):
+                for gram in cjk_grams(tok):
+                    if gram not in seen:  # a one-character word: a prefix of the grams it starts
+                        seen.add(gram)
+                        words.append((gram, len(gram) == 1))
     if USE_WORD_FORMS:
         for tok in terms:
             for form in word_forms(tok):
@@ -348,8 +391,14 @@ def _quote(term: str) -> str:
 
 
 def _phrase(term: str) -> str:
-    """A tier's unit: quoted, and a prefix for scripts without spaces (as in `match_words`)."""
-    return _quote(term) + ("*" if no_space(term) else "")
+    """A tier's unit: quoted, and for scripts without spaces a prefix, or all of its bigrams (as in
+    `match_words`)."""
+    if not no_space(term):
+        return _quote(term)
+    grams = [g for g in dict.fromkeys(cjk_grams(term)) if len(g) > 1] if USE_CJK_GRAMS else []
+    if not grams or grams == [term]:
+        return _quote(term) + "*"
+    return f"({_quote(term)}* OR ({' AND '.join(_quote(g) for g in grams)}))"
 
 
 def _at_least(units: list[str], need: int) -> str:
