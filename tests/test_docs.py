@@ -197,7 +197,7 @@ def host_table() -> tuple[list[str], list[list[str]]]:
     section = source.split("## What the agent sees at each event", 1)[1].split("\n## ", 1)[0]
     rows = [[cell.strip() for cell in line.strip().strip("|").split(" | ")]
             for line in section.split("\n") if line.startswith("|")]
-    return rows[0], [row for row in rows[2:]]
+    return rows[0], rows[2:]
 
 
 def test_the_host_event_table_matches_the_host_modules():
