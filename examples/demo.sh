@@ -18,8 +18,16 @@ git init -q  # a project is a repository: init writes at its top level, where th
 
 bold="" plain=""
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
+# each command is echoed as you would type it, quotes included, so a copied line runs as it did here
+shell_words() {
+  local word out=()
+  for word in "$@"; do
+    if [[ $word =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then out+=("$word"); else out+=("'${word//\'/\'\\\'\'}'"); fi
+  done
+  printf '%s' "${out[*]}"
+}
 step() {
-  printf '\n%s$ memory-custodian %s%s\n' "$bold" "$*" "$plain"
+  printf '\n%s$ memory-custodian %s%s\n' "$bold" "$(shell_words "$@")" "$plain"
   "${mc[@]}" "$@"
 }
 
