@@ -202,6 +202,24 @@ def _setup_forget(memory, two_shards: bool):
     return note.id
 
 
+def _setup_torn(memory):
+    """Notes enough that the index rebuild needs more room than the trimmed shard frees, then a torn tail."""
+    for i in range(40):
+        memory.remember(f"Torn-tail setup note {i}: the daemon restarts after the lock is released " + "z " * 200)
+    shard = sorted((Path(memory.memory_dir) / "ledger").glob("*.jsonl"))[-1]
+    with open(shard, "ab") as fh:
+        fh.write(b'{"v":1,"id":"01TORN')
+
+
+def _repair(memory, ctx):
+    """`doctor --repair`, its index failure raised as the message a person reads."""
+    from memory_custodian.base.errors import Refused
+
+    report = memory.doctor(repair=True)
+    if report.index and "error" in report.index:
+        raise Refused(report.index["error"])
+
+
 def _describe(memory) -> None:
     """A described brief, as `make_project` writes it (a template brief is a `check` finding)."""
     (Path(memory.memory_dir) / "brief.md").write_text("# Brief\n\nA project the torture run writes to.\n",
@@ -239,6 +257,7 @@ HONEST_WRITERS = {
     "export": (lambda m: m.remember("x " * 3000), lambda m, ctx: m.export(), lambda m: m.export(), False),
     "export-enable": (lambda m: (m.export_disable(), m.remember("y " * 3000)), lambda m, ctx: m.export_enable(),
                       lambda m: m.export_enable(), False),
+    "doctor-repair-torn": (_setup_torn, _repair, lambda m: m.doctor(repair=True), False),
     "init": (lambda m: shutil.rmtree(Path(m.memory_dir)), lambda m, ctx: m.init(extended=True),
              lambda m: (m.init(extended=True), _describe(m)), False),
 }

@@ -23,7 +23,8 @@ import torture_disk
 CASES = {"forget-note-2-shards": {"renames": [1, 2, 3], "free_kib": [0, 8, 64]},
          "enable": {"renames": [2, 3], "free_kib": [8, 64]},
          "compact-archive": {"renames": [4], "free_kib": [16]},
-         "add-area": {"renames": [3], "free_kib": []}}
+         "add-area": {"renames": [3], "free_kib": []},
+         "doctor-repair-torn": {"renames": [2], "free_kib": [48, 128]}}
 
 
 @pytest.fixture(scope="module")

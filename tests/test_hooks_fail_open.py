@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -78,7 +79,8 @@ def manifest_typo(memory):
     path.write_text(path.read_text().replace("### Implementation / execution / debugging", "### Implementaton"))
 
 
-LEDGER_FAULTS = {"newer format": newer_format, "bad line": bad_line, "cache is a file": cache_is_a_file}
+LEDGER_FAULTS = {"cache is a file": cache_is_a_file}
+LINE_FAULTS = {"newer format": newer_format, "bad line": bad_line}
 CURATED_FAULTS = {"conflict markers": conflict_markers, "manifest typo": manifest_typo}
 
 
@@ -94,6 +96,18 @@ def test_a_broken_ledger_still_delivers_the_curated_rules_and_says_so(project, f
     assert first.startswith("memory-custodian · some project memory could not be loaded") and "doctor" in first
     prompt = run_hook(root, "UserPromptSubmit", prompt="how are refund cents rounded?")
     assert prompt.startswith("memory-custodian · some project memory could not be loaded") and "doctor" in prompt
+
+
+@pytest.mark.parametrize("fault", list(LINE_FAULTS))
+def test_a_line_this_version_cannot_read_costs_only_that_line(project, fault):
+    root, memory = project
+    LINE_FAULTS[fault](memory)
+    start = run_hook(root, "SessionStart")
+    assert RULE in start and "## decisions.md" in start and DIRECTIVE in start
+    assert "could not be loaded" not in start.splitlines()[0]
+    assert re.search(r"Ledger lines skipped: \d+ lines? this version cannot read", start) and "doctor" in start
+    prompt = run_hook(root, "UserPromptSubmit", prompt="how are refund cents rounded?")
+    assert "could not be loaded" not in prompt
 
 
 def test_a_damaged_index_is_rebuilt_or_named(project):

@@ -132,14 +132,14 @@ def test_lookalike_headings_are_reported_by_check(project):
 def test_nasty_shard_lines(project):
     shard_dir = Path(project.memory_dir) / "ledger"
     (shard_dir / "2026-01.jsonl").write_bytes((NASTY / "nasty-shard.jsonl").read_bytes())
-    assert outcome(project, project.recall, "seed") == "error"
+    assert outcome(project, project.recall, "seed") == "ok"  # each bad line costs only itself
     report = project.doctor()
     assert not report.ok and report.problems
     r = run_cli("doctor", cwd=project.root)
     cli_ok(r)
     r = run_cli("recall", "seed", cwd=project.root)
     cli_ok(r)
-    assert r.returncode == 2 and "2026-01.jsonl:" in r.stderr
+    assert r.returncode == 0
 
 
 def test_nasty_truth_and_config(project, tmp_path):

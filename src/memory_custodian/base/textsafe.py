@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from .limits import SHOWN_CHARS
+
 # the bidi overrides and isolates, the marks that reorder as invisibly (LRM, RLM, ALM), and the
 # line and paragraph separators that end a line for a reader while `\n` counts none
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029]
@@ -56,7 +58,7 @@ def json_text(obj) -> str:
     return json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))
 
 
-SHOWN_MAX = 40
+SHOWN_MAX = SHOWN_CHARS
 
 
 def shown(value: str, limit: int = SHOWN_MAX) -> str:

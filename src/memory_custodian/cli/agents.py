@@ -17,6 +17,19 @@ def mcp(project_root, memory_dir):
     serve(memory)
 
 
+def _hook_input() -> str:
+    """The host's payload, read up to `limits.HOOK_STDIN_BYTES` and no further: past it the hook
+    answers at once, saying so, instead of spending the host's time-out on a pasted file."""
+    from ..base.errors import InvalidInput
+    from ..base.limits import HOOK_STDIN_BYTES
+
+    data = sys.stdin.buffer.read(HOOK_STDIN_BYTES + 1)
+    if len(data) > HOOK_STDIN_BYTES:
+        raise InvalidInput(f"the host's hook input is over {HOOK_STDIN_BYTES:,} bytes, the limit; memory "
+                           "skipped this call (a prompt that long is a pasted file, not a question)")
+    return data.decode("utf-8", "replace")
+
+
 def stats(fmt, project_root, memory_dir):
     from ..session.adoption import report
     from .output import echo, emit_json
@@ -34,7 +47,7 @@ def hook(event, host, task, project_root, memory_dir) -> int:
 
     try:
         # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+        raw = _hook_input()
         from .terms import CLI_TERMS
 
         out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task, terms=CLI_TERMS)

@@ -98,6 +98,20 @@ def _left_out(index, key: str, res, hint: str, shown: bool) -> tuple[list, str |
     return omitted, ("\n" if shown else "") + "\n".join(lines) if lines else None
 
 
+def unread_line(index, terms: Terms) -> str | None:
+    """The pack's line for ledger lines that were skipped: how many, and who names them. A line
+    this version cannot read (a newer version's, a hand edit's) and a torn last line each cost
+    only that line, and the reader is told, so a missing note is never silent."""
+    skipped, torn = index.unread_lines()
+    if not skipped and not torn:
+        return None
+    parts = [f"{skipped} {'line' if skipped == 1 else 'lines'} this version cannot read"] if skipped else []
+    if torn:
+        parts.append(f"{torn} torn last {'line' if torn == 1 else 'lines'} (an interrupted write)")
+    return (f"Ledger lines skipped: {' and '.join(parts)}; every other note is loaded as usual — "
+            f"{terms.phrase('{verb:doctor}')} names each line.")
+
+
 # What each section's closing line points to, in the caller's terms (`errors.Terms.phrase`).
 HINTS = {"directives": "{verb:recall kinds=directive include_all}",
          "gotchas": "{verb:recall kinds=gotcha include_all paths=PATH}", "expand": "{verb:expand ids=ID}"}
@@ -128,6 +142,9 @@ def _in_force_section(index, key: str, root: str, limits: dict, terms: Terms, pa
     found = in_force(index, key[:-1], now=now_iso(), branch=lambda: current_branch(root), want_states=PACK_STATES,
                      paths=paths)
     left, tail = _left_out(index, key, found, terms.phrase(HINTS[key]), bool(found.ids))
+    unread = unread_line(index, terms) if key == "directives" else None
+    if unread:
+        tail = (tail + "\n" if tail else ("\n" if found.ids else "")) + unread
     blocks = ((note.id, _full(note, state)) for note, state in found.pages())
     section = _pack(key, blocks, limits[key], "\n\n", tail=tail, order=found.ids)
     section.omitted += left

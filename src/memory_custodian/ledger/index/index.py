@@ -33,6 +33,7 @@ from .index_rows import (
     UPSERT_EVENT,
     canonical,
     note_row_parts,
+    note_skipped,
     row_fields,
     row_note,
     rows_at,
@@ -260,7 +261,8 @@ class Index:
                 # the last event read had no newline and bytes were added to its very line: that
                 # line is no longer the event indexed, so read it whole again
                 return None
-            evs, _, _, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
+            evs, _, probs, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
+            note_skipped(self.db, name, probs, reset=not consumed)
             new_events.extend(evs)
             total = consumed + used
             shard_rows.append((name, len(data), st.st_mtime_ns, total, hashlib.sha256(data[:total]).hexdigest(),
@@ -269,6 +271,13 @@ class Index:
         self._refold(affected)
         self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?)", shard_rows)
         return {"mode": "incremental", "events": len(new_events)}
+
+    def unread_lines(self) -> tuple[int, int]:
+        """(lines skipped because this version cannot read them, torn last lines) as of the last
+        catch-up: each costs only its own line, and `doctor` names them."""
+        skipped = sum(int(v) for (v,) in self.db.execute("SELECT value FROM meta WHERE key LIKE 'skipped:%'"))
+        torn = self.db.execute("SELECT count(*) FROM shards WHERE size > consumed").fetchone()[0]
+        return skipped, torn
 
     def _insert_events(self, events: list[dict]) -> set[str]:
         db = self.db

@@ -125,3 +125,16 @@ def row_note(row) -> Note:
     note = object.__new__(Note)
     note.__dict__.update(row_fields(row))
     return note
+
+
+def note_skipped(db, shard: str, problems, *, reset: bool) -> None:
+    """Count in `meta` the lines of `shard` that were skipped as unreadable (a torn tail is not
+    counted here: the shards table shows it as bytes not consumed). `reset`: the shard was read
+    from its start."""
+    n = sum(1 for p in problems if p.code != "torn-tail")
+    key = f"skipped:{shard}"
+    if reset:
+        db.execute("DELETE FROM meta WHERE key = ?", (key,))
+    if n:
+        db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
+                   (key, str(n), n))

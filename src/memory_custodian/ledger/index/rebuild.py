@@ -15,7 +15,7 @@ from contextlib import contextmanager
 
 from ...base.fsutil import BINARY, read_at
 from ..storage.store import parse_lines
-from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, rows_at
+from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, note_skipped, rows_at
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
@@ -87,6 +87,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     import hashlib
 
     db = index.db
+    db.execute("DELETE FROM meta WHERE key LIKE 'skipped:%'")
     total_bytes = sum(os.stat(p).st_size for p in shards) or 1
     done_bytes = 0
     keys: list[tuple] = []
@@ -98,7 +99,8 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             data = fh.read()
-        evs, _, _, used = parse_lines(index.ledger.rel(path), data, raw=True)
+        evs, _, probs, used = parse_lines(index.ledger.rel(path), data, raw=True)
+        note_skipped(db, os.path.basename(path), probs, reset=True)
         for ev in evs:
             key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
                    len(ev["_line"].encode("utf-8")))

@@ -9,6 +9,8 @@ can bring them: writers refuse them) are skipped and reported.
 
 from __future__ import annotations
 
+import re
+
 from ...base.records import Record
 from .ids import add_days, is_iso_utc, is_note_id
 from .model import (
@@ -30,6 +32,7 @@ from .model import (
 
 TXN_N_MAX = 1_000_000  # far above any check-in; an absurd count must not reach SQLite's 64-bit integers
 ENVELOPE = ("v", "id", "at", "op", "note", "actor", "txn", "txn_n")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a txn id: named in problem lines, so never free text
 
 
 class Problem(Record):
@@ -49,32 +52,37 @@ class Problem(Record):
 
 
 def shape_error(ev) -> str | None:
-    """Why `ev` is not a well-formed v1 event, or None. (Version > 1 is checked by the reader.)"""
+    """Why `ev` is not a well-formed v1 event, or None. (Version > 1 is checked by the reader.)
+
+    The reason names the field and the kind of fault, never the value: a shard line comes from
+    whoever could commit to the repository, and this reason reaches an agent's context in the
+    tool's own voice (a problem line), outside every fence."""
     if not isinstance(ev, dict):
         return "not a JSON object"
     for key in ENVELOPE:
         if key not in ev:
-            return f"missing field {key!r}"
+            return f"missing field {key}"
     if ev["v"] != FORMAT_VERSION:
-        return f"unsupported format version {ev['v']!r}"
-    if not isinstance(ev["id"], str) or len(ev["id"]) != 26:
+        return "unsupported format version"
+    if not isinstance(ev["id"], str) or len(ev["id"]) != 26 or not ev["id"].isalnum() or not ev["id"].isascii():
         return "event id is not a ULID"
     if not is_iso_utc(ev["at"]):
-        return f"`at` {ev['at']!r} is not UTC ISO 8601 with milliseconds and Z"
+        return "`at` is not UTC ISO 8601 with milliseconds and Z"
     if ev["op"] not in OPS:
-        return f"unknown op {ev['op']!r}"
+        return "unknown op (an event type a newer version may write)"
     if not isinstance(ev["note"], str) or not is_note_id(ev["note"]):
-        return f"note id {ev['note']!r} is not 8 Crockford base32 characters"
+        return "note id is not 8 Crockford base32 characters"
     if ev["actor"] not in ACTORS:
-        return f"unknown actor {ev['actor']!r}"
-    if not isinstance(ev["txn"], str) or not isinstance(ev["txn_n"], int) or not 1 <= ev["txn_n"] <= TXN_N_MAX:
+        return "unknown actor"
+    if not isinstance(ev["txn"], str) or not _TOKEN.fullmatch(ev["txn"]) or not isinstance(ev["txn_n"], int) \
+            or not 1 <= ev["txn_n"] <= TXN_N_MAX:
         return f"bad txn or txn_n (a txn has 1 to {TXN_N_MAX} events)"
     op = ev["op"]
     if op == "create":
         if ev.get("kind") not in KINDS:
-            return f"unknown kind {ev.get('kind')!r}"
+            return "unknown kind"
         if ev.get("priority") not in PRIORITIES:
-            return f"unknown priority {ev.get('priority')!r}"
+            return "unknown priority"
         if not isinstance(ev.get("title"), str) or not isinstance(ev.get("body"), str):
             return "title and body must be strings"
         for key in ("tags", "paths"):
@@ -82,9 +90,9 @@ def shape_error(ev) -> str | None:
             if not isinstance(val, list) or not all(isinstance(x, str) for x in val):
                 return f"{key} must be a list of strings"
         if ev.get("provenance", "human") not in PROVENANCES:
-            return f"unknown provenance {ev.get('provenance')!r}"
+            return "unknown provenance"
         if ev.get("scope", "workspace") not in SCOPES:
-            return f"unknown scope {ev.get('scope')!r}"
+            return "unknown scope"
         if ev.get("expires") is not None and not is_iso_utc(ev["expires"]):
             return "expires is not a UTC ISO time"
         for key in ("quote", "branch"):

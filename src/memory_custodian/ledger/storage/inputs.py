@@ -11,18 +11,19 @@ import posixpath
 import re
 import sys
 
+from ...base import limits
 from ...base.errors import InvalidInput, Refused
 from ...base.textsafe import shown
 from .ids import add_days, is_iso_utc, iso_to_ms, ms_to_iso, now_iso, parse_iso
 from .model import ACTORS, KINDS, PRIORITIES, PROVENANCES, SCOPES, TITLE_MAX
 
 # A note is a paragraph or a page, not a file: these bound what one write can add to the committed
-# ledger (characters; a tag or path count is per note).
-BODY_MAX = 32_000
-QUOTE_MAX = 2_000
-REASON_MAX = 2_000
-TAG_MAX, TAGS_MAX = 64, 32
-PATH_MAX, PATHS_MAX = 512, 64
+# ledger (declared once, with every other input limit, in base/limits.py).
+BODY_MAX = limits.NOTE_TEXT_CHARS
+QUOTE_MAX = limits.QUOTE_CHARS
+REASON_MAX = limits.REASON_CHARS
+TAG_MAX, TAGS_MAX = limits.TAG_CHARS, limits.TAGS_PER_NOTE
+PATH_MAX, PATHS_MAX = limits.PATH_CHARS, limits.PATHS_PER_NOTE
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9._:/+-]*$")
 # What each actor's notes carry unless told otherwise; only a person reaches `human`.
 DEFAULT_PROVENANCE = {"human": "human", "agent": "agent", "auto": "auto", "system": "auto"}

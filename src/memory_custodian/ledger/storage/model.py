@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from ...base.limits import TITLE_CHARS
 from ...base.records import Factory, Record, copy_plain
 
 FORMAT_VERSION = 1
@@ -19,7 +20,7 @@ PROVENANCES = ("auto", "agent", "user-stated", "human")
 ACTORS = ("human", "agent", "auto", "system")
 OPS = ("create", "supersede", "revoke", "flag_stale", "reinstate", "promote", "expire", "forget")
 SCOPES = ("workspace", "branch")
-TITLE_MAX = 80  # characters of a note's one-line title
+TITLE_MAX = TITLE_CHARS  # characters of a note's one-line title (base/limits.py)
 
 # Derived states. `stale` is "active + flagged stale".
 STATES = ("active", "stale", "superseded", "revoked", "expired", "forgotten")

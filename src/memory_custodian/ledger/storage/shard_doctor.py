@@ -15,6 +15,7 @@ import os
 import time
 
 from ...base import fsutil
+from ...base.errors import CustodianError, PartlyWritten
 from ...base.records import Record
 from .store import TORN_DIR, Ledger, split_shard
 
@@ -112,7 +113,7 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
     forgotten_ids = {ev["id"] for evs in extra.values() for ev in evs}
     strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns} | forgotten_ids
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    backups, removed_lines, trimmed = [], 0, 0
+    backups, removed_lines, trimmed, rewritten = [], 0, 0, []
     for path in ledger.shards():
         with open(path, "rb") as fh:
             data = fh.read()
@@ -139,10 +140,29 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
             kept.append(raw + b"\n")
         if changed:
             backed.append(tail)  # a torn tail is kept in the backup, as before
-            if b"".join(backed) != b"".join(kept):  # else only forgotten lines went: nothing to back up
-                backups.append(_backup(ledger, path, b"".join(backed), stamp))
-            fsutil.atomic_write(path, b"".join(kept))
-    return {"backups": backups, "removed_lines": removed_lines, "trimmed_tails": trimmed}
+            try:
+                if b"".join(backed) != b"".join(kept):  # else only forgotten lines went: nothing to back up
+                    backups.append(_backup(ledger, path, b"".join(backed), stamp))
+                fsutil.atomic_write(path, b"".join(kept))
+            except CustodianError as exc:
+                if not rewritten:
+                    raise
+                raise PartlyWritten(part_way(rewritten, f"{ledger.rel(path)} was not ({_cause(exc)})")) from exc
+            rewritten.append(ledger.rel(path))
+    return {"backups": backups, "removed_lines": removed_lines, "trimmed_tails": trimmed, "rewritten": rewritten}
+
+
+def part_way(rewritten: list[str], rest: str) -> str:
+    """A repair that stopped after rewriting some shards, said as what is on disk: never "nothing
+    was changed" once a tail was trimmed or a line removed."""
+    said = ", ".join(rewritten)
+    return (f"the repair stopped part-way: {said} {'was' if len(rewritten) == 1 else 'were'} written, but {rest} "
+            "— free disk space and run doctor with repair again")
+
+
+def _cause(exc) -> str:
+    cause = exc.__cause__
+    return f"{cause.strerror or cause}" if isinstance(cause, OSError) else exc.message.split("; nothing")[0]
 
 
 class DoctorReport(Record):
@@ -186,13 +206,13 @@ def run_doctor(ledger: Ledger, *, repair: bool = False, yes: bool = False) -> Do
                 extra = {}
             if any(p.code in REPAIRABLE for p in problems) or _identical_duplicates(problems, copies):
                 report["repaired"] = _repair(ledger, events, problems, extra, copies)
-            from ...base.errors import CustodianError
-
             index = Index(ledger)
             try:
                 report["index"] = index.rebuild()
             except CustodianError as exc:
-                report["index"] = {"error": f"index not rebuilt: {exc.one_line()}"}
+                done = (report["repaired"] or {}).get("rewritten")
+                report["index"] = {"error": part_way(done, f"the index was not rebuilt ({_cause(exc)})") if done
+                                   else f"index not rebuilt: {exc.one_line()}"}
             finally:
                 index.close()
             _, notes, remaining, _, copies = _check(ledger)

@@ -42,6 +42,10 @@ def whole_event(fragment: bytes) -> bool:
     Every reader and the writer's tail fix decide it here, so a complete event that only lacks its
     final newline (an editor that drops it) is read, indexed and kept by all of them alike.
     """
+    from ...base.limits import SHARD_LINE_BYTES
+
+    if len(fragment) > SHARD_LINE_BYTES:
+        return fragment.rstrip().endswith(b"}")  # never parsed: the reader skips and names it as over-size
     try:
         ev = json.loads(fragment.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -68,9 +72,14 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
     """Parse shard bytes. Returns (events, locations, problems, consumed_bytes).
 
     A last line without its newline is read when it is a whole event (`whole_event`); else it is
-    torn: ignored, reported and not consumed. Any other bad line raises Corrupt naming file:line,
-    unless `lenient` (doctor), where it becomes a problem.
+    torn: ignored, reported and not consumed. A line this version cannot read (not JSON, not a
+    well-formed event, a newer format's event, longer than `limits.SHARD_LINE_BYTES`) costs only
+    that line: it is skipped and reported as a problem naming file, line and kind, never its
+    content (see `docs/compatibility.md`). `lenient` is kept for callers that said so; every reader
+    is lenient now.
     """
+    from ...base.limits import SHARD_LINE_BYTES
+
     events: list[dict] = []
     locations: dict[str, str] = {}
     problems: list[Problem] = []
@@ -82,34 +91,20 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
         lineno += 1
         line_start = offset
         offset += len(line) + 1
-        where = f"{rel}:{lineno}"
         if not line.strip():
             continue
-        why = None
-        ev = None
-        try:
-            raw_line = line.decode("utf-8")
-            ev = json.loads(raw_line)
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            why = "not a JSON line"
-        if ev is not None:
-            if isinstance(ev, dict) and isinstance(ev.get("v"), int) and ev["v"] > FORMAT_VERSION:
-                msg = (f"written in ledger format v{ev['v']}, newer than this memory-custodian reads "
-                       f"(v{FORMAT_VERSION}) — upgrade memory-custodian")
-                if not lenient:
-                    raise Corrupt(msg, path=rel, line=lineno)
-                problems.append(Problem("unknown-version", msg, where=where))
-                continue
-            why = shape_error(ev)
+        where = f"{rel}:{lineno}"
+        ev, why = _event_of(line, SHARD_LINE_BYTES)
         if why is not None:
-            msg = f"bad ledger event: {why} — fix or remove this line by hand, then run `doctor`"
-            if not lenient:
-                raise Corrupt(msg, path=rel, line=lineno)
-            problems.append(Problem("bad-event", msg, where=where,
-                                    event=ev.get("id") if isinstance(ev, dict) else None))
+            code = "unknown-version" if why.startswith("written in") else "bad-event"
+            problems.append(Problem(code, f"{why}; this line was skipped (it costs only this line) — "
+                                    + ("upgrade memory-custodian" if code == "unknown-version" else
+                                       "fix or remove it by hand, then run `doctor`"), where=where,
+                                    event=ev["id"] if code == "bad-event" and isinstance(ev, dict)
+                                    and _is_ulid(ev.get("id")) else None))
             continue
         if raw:
-            ev["_line"] = raw_line
+            ev["_line"] = line.decode("utf-8")
             ev["_off"] = line_start
         events.append(ev)
         locations[ev["id"]] = where
@@ -117,6 +112,26 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
         problems.append(Problem("torn-tail", f"torn last line ({len(tail)} bytes, an interrupted write) ignored — "
                                 "`doctor --repair` removes it", where=f"{rel}:{lineno + 1}"))
     return events, locations, problems, end
+
+
+def _is_ulid(value) -> bool:
+    return isinstance(value, str) and len(value) == 26 and value.isascii() and value.isalnum()
+
+
+def _event_of(line: bytes, max_bytes: int) -> tuple[dict | None, str | None]:
+    """(the event, None) or (what could be parsed, why the line cannot be read: its kind of fault only)."""
+    if len(line) > max_bytes:
+        return None, f"bad ledger event: the line is {len(line):,} bytes, over the limit of {max_bytes:,}"
+    try:
+        ev = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None, "bad ledger event: not a JSON line"
+    if isinstance(ev, dict) and isinstance(ev.get("v"), int) and not isinstance(ev["v"], bool) \
+            and ev["v"] > FORMAT_VERSION:
+        return ev, (f"written in a newer ledger format (v{min(ev['v'], 10**6)}) than this memory-custodian "
+                    f"reads (v{FORMAT_VERSION})")
+    why = shape_error(ev)
+    return (ev, None) if why is None else (ev, f"bad ledger event: {why}")
 
 
 class Ledger:

@@ -1,0 +1,37 @@
+"""Every input limit, in one table: what is bounded, where it is read, and how much is allowed.
+
+A limit is enforced where its input is read, not only where it is written: a shard line can come
+from a merged pull request or a hand edit, a hook's stdin from any host, an edit file from any
+editor. Over a limit, the input is refused with one line naming the limit (a write), or the one
+line is skipped and named (a shard line: it costs that line, never the ledger). The table and the
+measured worst case for each limit are in `docs/limits.md` (`benchmarks/bench_limits.py`).
+"""
+
+from __future__ import annotations
+
+# A note is a paragraph or a page, not a file (characters; counts are per note).
+NOTE_TEXT_CHARS = 32_000
+TITLE_CHARS = 80
+QUOTE_CHARS = 2_000
+REASON_CHARS = 2_000
+TAG_CHARS, TAGS_PER_NOTE = 64, 32
+PATH_CHARS, PATHS_PER_NOTE = 512, 64
+
+# One shard line (bytes, without its newline). The longest line a v1 writer can make is a note at
+# every limit above with every character escaped as \uNNNN (about 0.45 MB); a longer line is not an
+# event this version wrote, so it is skipped and named, never parsed (a 100 MB line cost 2.5 GB).
+SHARD_LINE_BYTES = 1_048_576
+
+# A hook's stdin (bytes): the host's JSON payload. A prompt is cut far below this before it is
+# used (see session/sessions.MAX_MESSAGE_CHARS); past this, the hook reads no further and answers
+# from what it has, so a 50 MB paste cannot hold the host past its time-out.
+HOOK_STDIN_BYTES = 2 * 1_048_576
+
+# An edit file checked back in (bytes): every block of it is a note, held to NOTE_TEXT_CHARS.
+EDIT_FILE_BYTES = 16 * 1_048_576
+
+# A transcript file a hook reads for the session's last request (bytes read from its end).
+TRANSCRIPT_TAIL_BYTES = 1_048_576
+
+# Characters of what was given that an error message quotes (an id, a path, a page address).
+SHOWN_CHARS = 40
