@@ -130,7 +130,7 @@ def _load_json(path: str, text: str | None) -> dict:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise InvalidInput(f"not valid JSON ({exc.msg} at line {exc.lineno}); fix it, then rerun "
                            "`memory-custodian init --agent`", path=path) from exc
     if not isinstance(data, dict):
@@ -263,14 +263,18 @@ RESTORE = object()  # _plan_file's answer when the file's pre-install bytes shou
 class Form(Record):
     """A file's byte-level habits (a BOM, CRLF line ends) our edits keep; `text`: the file without them."""
 
-    FIELDS = ("bom", "crlf", "text")
+    bom: bool
+    crlf: bool
+    text: str | None
 
     @classmethod
     def of(cls, raw: str | None) -> Form:
-        bom = bool(raw) and raw.startswith("\ufeff")
-        body = raw[1:] if bom else (raw or "")
+        if raw is None:
+            return cls(False, False, None)
+        bom = raw.startswith("\ufeff")
+        body = raw[1:] if bom else raw
         crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
-        return cls(bom, crlf, None if raw is None else (body.replace("\r\n", "\n") if crlf else body))
+        return cls(bom, crlf, body.replace("\r\n", "\n") if crlf else body)
 
     def encode(self, text: str | None) -> str | None:
         if text is None:
