@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from memory_custodian.base.errors import Refused
+from memory_custodian.base.errors import SecretFound
 from memory_custodian.base.secrets import scan
 from memory_custodian.memory import Memory
 
@@ -207,7 +207,7 @@ def test_api_writers_refuse_and_write_nothing(project, kind, text):
         lambda: memory.flag_stale(seed, reason=text),
     ]
     for attempt in attempts:
-        with pytest.raises(Refused) as info:
+        with pytest.raises(SecretFound) as info:
             attempt()
         assert "secret" in str(info.value).lower() or "looks like" in str(info.value)
     assert _user_files(memory.root) == before
@@ -236,7 +236,7 @@ def test_edit_checkin_with_a_secret_writes_nothing(tmp_path):
     buf.write_text(buf.read_text(encoding="utf-8") + f"\n### new\n- kind: finding\n\ncall it with {token}\n",
                    encoding="utf-8")
     shard_before = [p.read_bytes() for p in sorted((tmp_path / "docs/memory/ledger").glob("*.jsonl"))]
-    with pytest.raises(Refused):
+    with pytest.raises(SecretFound):
         memory.edit_checkin(buf, reason="r")
     assert [p.read_bytes() for p in sorted((tmp_path / "docs/memory/ledger").glob("*.jsonl"))] == shard_before
 

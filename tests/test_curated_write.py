@@ -14,7 +14,7 @@ import pytest
 from conftest import MC_FIXTURES
 
 from memory_custodian import Memory
-from memory_custodian.base.errors import Conflict, InvalidInput, NotFound, Refused
+from memory_custodian.base.errors import Conflict, InvalidInput, NotFound, Refused, SecretFound
 from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.curated.write.entries import today
 from memory_custodian.curated.write.write_api import PrivacyFinding
@@ -114,8 +114,8 @@ def test_add_reports_budget_and_warns_near_and_over(tmp_path):
     (dict(text="x", type="decision", reasons=[" "]), InvalidInput, "--reason is empty"),
     (dict(text="x", type="constraint", name="n"), InvalidInput, "--name applies"),
     (dict(text="x", type="inbox", area="store"), InvalidInput, "do not apply"),
-    (dict(text="use password = 'hunter2hunter2'", type="constraint"), Refused, "password assignment at line 1"),
-    (dict(text="ok", type="decision", reasons=["token ghp_" + "a1B2" * 9]), Refused, "--reason #1 contains"),
+    (dict(text="use password = 'hunter2hunter2'", type="constraint"), SecretFound, "password assignment at line 1"),
+    (dict(text="ok", type="decision", reasons=["token ghp_" + "a1B2" * 9]), SecretFound, "--reason #1 contains"),
     (dict(text=" ".join(["word"] * 130), type="decision"), Refused, "120-token entry budget"),
     (dict(text="ok\n## Injected heading", type="decision"), InvalidInput, "heading at line 2"),
     (dict(text="ok", type="decision", reasons=["# Title"]), InvalidInput, "heading at line 1"),

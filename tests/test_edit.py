@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ledger_text_fixture import write_ledger
 
-from memory_custodian.base.errors import Conflict, InvalidInput, Refused
+from memory_custodian.base.errors import Conflict, InvalidInput, Refused, SecretFound
 from memory_custodian.cli.terms import CLI_TERMS
 from memory_custodian.ledger.storage.ids import CROCKFORD
 from memory_custodian.ledger.storage.model import KINDS, PRIORITIES, Note
@@ -296,7 +296,7 @@ def test_a_new_block_needing_cleanup_is_refused_with_its_line(memory, tmp_path):
     path, text = checkout(memory, tmp_path)
     text += "\n### Key\n- kind: finding\n\naws key AKIAIOSFODNN7EXAMPLX here\n"
     line = text.split("\n").index("### Key") + 1
-    with pytest.raises(Refused, match=rf"buffer.md:{line}:"):
+    with pytest.raises(SecretFound, match=rf"buffer.md:{line}:"):
         memory.edit_checkin(_write(path, text))
     text = text.replace("### Key\n", "### Key with a tag that is not one word\n").replace("aws key AKIAIOSFODNN7EXAMPLX here", "fine")
     text = text.replace("- kind: finding\n\nfine", "- kind: finding\n- tags: two words\n\nfine")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory_custodian.base.errors import InvalidInput, NotFound, Refused
+from memory_custodian.base.errors import InvalidInput, NotFound, Refused, SecretFound
 from memory_custodian.ledger.storage.store import Ledger
 
 
@@ -81,7 +81,7 @@ def test_agent_cannot_reach_human(mem):
 
 
 def test_secrets_refused(mem):
-    with pytest.raises(Refused):
+    with pytest.raises(SecretFound):
         mem.remember("deploy key AKIAIOSFODNN7EXAMPLE here")
     assert not (mem.memory_dir / "ledger").exists() or shard_lines(mem) == []
 

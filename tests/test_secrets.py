@@ -14,7 +14,7 @@ import secret_samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_custodian.base.errors import Refused
+from memory_custodian.base.errors import SecretFound
 from memory_custodian.base.secrets import SecretFinding, refuse_secrets, scan
 
 RNG = random.Random(20261130)
@@ -156,7 +156,7 @@ def test_finding_reports_line_and_column_not_the_secret():
 
 def test_refuse_secrets_names_kind_and_line_never_the_value():
     key = "ghp_" + rand(ALNUM, 36)
-    with pytest.raises(Refused) as exc:
+    with pytest.raises(SecretFound) as exc:
         refuse_secrets(f"ok\nok\nuse {key}", "the text to add")
     message = exc.value.one_line()
     assert message == (

@@ -152,7 +152,7 @@ ROOMS = {
     # params: the inputs of a note and a recall, declared once below the adapters that build on them (CLI, MCP)
     f"{PKG}.ledger": {"storage", "index", "recall", "text", "api", "pack_sections", "frames", "results", "params"},
     f"{PKG}.agents": {"hosts", "hooks", "writeback", "mcp_server", "recall_view", "touched", "cold_index", "install",
-                      "init_agents", "managed_block", "host_doctor"},
+                      "init_agents", "managed_block", "host_doctor", "file_form"},
 }
 
 # Within a layer, the one direction an arrow may run between siblings (the other is refused).

@@ -11,9 +11,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 
 from ..setup.setup_doctor import Finding
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs a fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOK_ENV_PATH = "/usr/bin:/bin"  # a host's child may get no more PATH than this
 DOCTOR_SESSION = "memory-custodian-doctor"
@@ -28,7 +33,8 @@ def check_hosts(memory) -> list[Finding]:
 
     from . import hosts
 
-    out, servers_of = [], []
+    out: list[Finding] = []
+    servers_of: list[tuple[str, str, dict]] = []
     for name in hosts.HOSTS:
         spec = hosts.load(name)
         commands, servers = _wiring(memory.root_str, spec)
@@ -72,13 +78,14 @@ def _wiring(root: str, spec) -> tuple[list, list]:
 
 
 def _toml_server(text: str) -> dict | None:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10: the block is ours, so its two lines are known
-        command = next((line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("command =")), None)
-        args = next((line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("args =")), None)
-        return {"command": json.loads(command), "args": json.loads(args)} if command and args else None
-    return tomllib.loads(text).get("mcp_servers", {}).get("memory-custodian")
+
+        return tomllib.loads(text).get("mcp_servers", {}).get("memory-custodian")
+    # Python 3.10 has no tomllib: the block is ours, so its two lines are known
+    command = next((line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("command =")), None)
+    args = next((line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("args =")), None)
+    return {"command": json.loads(command), "args": json.loads(args)} if command and args else None
 
 
 def _check_hook(root: str, spec, event: str, command: str) -> Finding:
@@ -129,7 +136,7 @@ def _check_server(root: str, host: str, where: str, entry: dict) -> Finding:
 
 def _list_tools(argv: list[str], root: str):
     """The tool names the server lists, or what went wrong (a string)."""
-    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+    messages: list[dict[str, Any]] = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
                  "params": {"protocolVersion": MCP_PROTOCOL, "capabilities": {},
                             "clientInfo": {"name": "memory-custodian-doctor", "version": "1"}}},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -137,22 +144,25 @@ def _list_tools(argv: list[str], root: str):
     env = {"PATH": HOOK_ENV_PATH, "HOME": os.environ.get("HOME", root)}
     proc = subprocess.Popen(argv, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
+    assert proc.stdin is not None and proc.stdout is not None  # both were asked for as pipes
+    answer: dict = {}
     try:
         for message in messages:
             proc.stdin.write(json.dumps(message) + "\n")
             proc.stdin.flush()
             if message.get("id") is None:
                 continue
-            answer = _answer(proc, message["id"])
-            if isinstance(answer, str):
-                return answer
+            got = _answer(proc, message["id"])
+            if isinstance(got, str):
+                return got
+            answer = got
         return [tool.get("name") for tool in answer.get("result", {}).get("tools", ())]
     finally:
         proc.kill()
         proc.communicate()
 
 
-def _answer(proc, want: int):
+def _answer(proc, want: int) -> dict | str:
     import selectors
 
     deadline = time.monotonic() + MCP_TIMEOUT_S
@@ -180,7 +190,7 @@ def run_command(argv: list[str], cwd: str, stdin: str, timeout: float):
 
 
 def payload_for(host: str, event: str, action: str, root: str) -> str:
-    data = {"session_id": DOCTOR_SESSION, "cwd": root, "hook_event_name": event}
+    data: dict[str, object] = {"session_id": DOCTOR_SESSION, "cwd": root, "hook_event_name": event}
     if action == "prompt":
         data["prompt"] = "memory-custodian doctor: is the memory reachable?"
     elif action == "start":

@@ -26,8 +26,8 @@ from ..base.launcher import (
     portable_command,
 )
 from ..base.project import DEFAULT_MEMORY_DIR
-from ..base.records import Record
 from . import hosts, managed_block
+from .file_form import Form, read_raw
 
 SERVER_NAME = "memory-custodian"
 
@@ -130,7 +130,7 @@ def _load_json(path: str, text: str | None) -> dict:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise InvalidInput(f"not valid JSON ({exc.msg} at line {exc.lineno}); fix it, then rerun "
                            "`memory-custodian init --agent`", path=path) from exc
     if not isinstance(data, dict):
@@ -258,39 +258,6 @@ def _user_defines_server(text: str) -> bool:
 # ---- planning ------------------------------------------------------------------------------------
 
 RESTORE = object()  # _plan_file's answer when the file's pre-install bytes should come back
-
-
-class Form(Record):
-    """A file's byte-level habits (a BOM, CRLF line ends) our edits keep; `text`: the file without them."""
-
-    FIELDS = ("bom", "crlf", "text")
-
-    @classmethod
-    def of(cls, raw: str | None) -> Form:
-        bom = bool(raw) and raw.startswith("\ufeff")
-        body = raw[1:] if bom else (raw or "")
-        crlf = "\r\n" in body and "\n" not in body.replace("\r\n", "")
-        return cls(bom, crlf, None if raw is None else (body.replace("\r\n", "\n") if crlf else body))
-
-    def encode(self, text: str | None) -> str | None:
-        if text is None:
-            return None
-        return ("\ufeff" if self.bom else "") + (text.replace("\n", "\r\n") if self.crlf else text)
-
-
-def _read_raw(path: str) -> str | None:
-    """A host file exactly as it is (no newline or BOM normalisation: we must give it back intact)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read ({exc.strerror})", path=path) from exc
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"not valid UTF-8 (byte {exc.start}); re-save it as UTF-8, then rerun", path=path) from exc
 
 
 def _without_ours(current: str | None, begin: str, end: str, original: str | None, has_original: bool):
@@ -483,7 +450,7 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
 def _plan(memory, host: str, rel: str, kind: str, remove: bool, originals: dict, force: bool = False):
     """(rel, the file's text now, its text after) for one file; keeps its pre-install text in `originals`."""
     path = _confined(memory.root_str, rel)
-    current = _read_raw(path) if os.path.isfile(path) else None
+    current = read_raw(path) if os.path.isfile(path) else None
     form = Form.of(current)
     has_original, original = rel in originals, originals.get(rel)
     planned = _plan_file(memory, rel, kind, host, remove, form.text, Form.of(original).text, has_original, force)

@@ -131,16 +131,14 @@ class Corrupt(CustodianError):
     """A memory folder that cannot be read as it stands (exit 2)."""
 
 
+class SecretFound(InvalidInput):
+    """The input holds what looks like a credential: bad input, refused before anything is written (exit 2)."""
+
+
 class Refused(CustodianError):
-    """The operation is understood but refused: a secret, an illegal transition, a guard (exit 1)."""
+    """The operation is understood but refused: an illegal transition, a guard (exit 1)."""
 
     exit_code = 1
-
-
-class SecretFound(Refused):
-    """Refused because the input holds what looks like a credential: bad input, so exit 2."""
-
-    exit_code = 2
 
 
 class Conflict(Refused):

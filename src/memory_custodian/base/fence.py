@@ -32,11 +32,6 @@ def fence(text: str, *, info: str = "memory") -> str:
     return f"{ticks}{info}\n{body}{ticks}"
 
 
-def framed_block(title: str, text: str, *, info: str = "memory") -> str:
-    """A titled, fenced block: `title` (outside, ours) then the memory text (inside, data)."""
-    return f"{title}\n{fence(text, info=info)}"
-
-
 def as_data(text: str) -> str:
     """Memory printed by a command an agent runs (`read`, `expand`, `recall`): the data notice,
     then the text fenced, as the hooks hand it over."""

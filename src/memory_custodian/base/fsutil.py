@@ -128,7 +128,7 @@ def disk_error(path, exc: OSError, leftover: str | None = None) -> CustodianErro
         return InvalidInput(_NOT_A_FOLDER, path=str(path))
     advice = {errno.ENOSPC: "free space and retry", errno.EDQUOT: "free space and retry",
               errno.EFBIG: "free space and retry", errno.EROFS: "check permissions",
-              errno.EACCES: "check permissions", errno.EPERM: "check permissions"}.get(exc.errno)
+              errno.EACCES: "check permissions", errno.EPERM: "check permissions"}.get(exc.errno or 0)
     return Refused(f"{_cause(exc)}; nothing was changed" + (f" — {advice}" if advice else ""), path=str(path))
 
 

@@ -75,11 +75,6 @@ class Launcher(Record):
         real = os.path.realpath(self.argv[0]).casefold() if not self.windows else path
         return any(part in path or part in real for part in TEMPORARY_PARTS) or real.startswith(temp + os.sep)
 
-    def describe(self) -> str:
-        what = ("the console script of the installation that ran `init`" if self.kind == CONSOLE_SCRIPT
-                else "the interpreter of the installation that ran `init`, with -m memory_custodian")
-        return f"{self.command([])} ({what})"
-
 
 def current_launcher() -> Launcher:
     """The launcher of the running installation: its console script beside the interpreter, else the interpreter."""

@@ -6,7 +6,7 @@ sections, each packed under its own budget, plus the explain records of everythi
 
 from __future__ import annotations
 
-from .records import Factory, Record
+from .records import Record, field
 
 
 class Omission(Record):
@@ -14,11 +14,18 @@ class Omission(Record):
     such as "decisions.md" or a ledger section such as "ledger:directives"), `ref` (unit heading or
     first line, or "#noteid") and `reason` (a reason code such as "omitted-by-budget")."""
 
-    FIELDS = ("module", "ref", "reason")
+    module: str
+    ref: str
+    reason: str
 
 
 class Section(Record):
     """One block of the pack, rendered under `## {name}`; `note_ids` are the ledger notes it shows."""
 
-    FIELDS = ("name", "text", "tokens", "budget", "omitted", "oversized", "note_ids")
-    DEFAULTS = {"omitted": Factory(list), "oversized": False, "note_ids": Factory(list)}
+    name: str
+    text: str
+    tokens: int
+    budget: int
+    omitted: list[Omission] = field(default_factory=list)
+    oversized: bool = False
+    note_ids: list[str] = field(default_factory=list)

@@ -17,7 +17,9 @@ class SecretFinding(Record):
     """Where a secret was found and what kind, never the secret: `line` and `column` are 1-based,
     `kind` names it ("AWS access key")."""
 
-    FIELDS = ("line", "column", "kind")
+    line: int
+    column: int
+    kind: str
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "line": self.line, "column": self.column}
@@ -239,7 +241,7 @@ def redact(text: str) -> str:
 
 
 def refuse_secrets(text: str, where: str) -> None:
-    """Raise `Refused` naming the first secret's kind and line in `where`; never echo it."""
+    """Raise `SecretFound` naming the first secret's kind and line in `where`; never echo it."""
     findings = scan(text)
     if findings:
         first = findings[0]

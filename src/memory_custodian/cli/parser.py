@@ -14,8 +14,8 @@ from .values import BadValue, convert
 
 # argparse looks every message up in gettext's catalogues (importing locale, ~1.5 ms a run); the
 # CLI's own text is English only, so argparse's is taken as written too
-argparse._ = str
-argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+argparse._ = str  # type: ignore[attr-defined]  # argparse's own `from gettext import gettext as _`
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural  # type: ignore[attr-defined]  # as `_`
 
 
 class _Parser(argparse.ArgumentParser):

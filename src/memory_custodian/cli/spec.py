@@ -13,8 +13,12 @@ from ..ledger.storage.model import REQUIRED
 class Arg(Record):
     """A positional argument; `many` takes one or more values (a tuple)."""
 
-    FIELDS = ("dest", "metavar", "optional", "many", "type", "help")
-    DEFAULTS = {"metavar": None, "optional": False, "many": False, "type": None, "help": ""}
+    dest: str
+    metavar: str | None = None
+    optional: bool = False
+    many: bool = False
+    type: str | None = None
+    help: str = ""
 
 
 class Opt(Record):
@@ -24,17 +28,30 @@ class Opt(Record):
     that must not be the other kind when it exists).
     """
 
-    FIELDS = ("flags", "dest", "type", "default", "choices", "repeat", "flag", "required", "metavar", "minimum",
-              "maximum", "help")
-    DEFAULTS = {"type": None, "default": None, "choices": None, "repeat": False, "flag": False, "required": False,
-                "metavar": None, "minimum": None, "maximum": None, "help": ""}
+    flags: tuple[str, ...]
+    dest: str
+    type: str | None = None
+    default: bool | int | str | None = None
+    choices: tuple[str, ...] | None = None
+    repeat: bool = False
+    flag: bool = False
+    required: bool = False
+    metavar: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    help: str = ""
 
 
 class Command(Record):
     """`handler` is "module:function" under `memory_custodian.cli`, called with one keyword per dest."""
 
-    FIELDS = ("name", "group", "handler", "summary", "example", "params", "description")
-    DEFAULTS = {"description": ""}
+    name: str
+    group: str
+    handler: str
+    summary: str
+    example: str
+    params: tuple[Arg | Opt, ...]
+    description: str = ""
 
 
 def opt(flags, dest=None, **fields) -> Opt:

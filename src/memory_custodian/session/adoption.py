@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 
-from ..base.records import Factory, Record
+from ..base.records import Record, field
 from .usage_log import iso_at, read_store, store_path
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 SILENT_SESSIONS = 5  # this many latest sessions in a row that edited files and recorded nothing: flagged
 INJECTED_UNREAD = 40  # a note injected this often and never expanded: flagged
@@ -21,17 +25,27 @@ QUIET_DAYS = 7  # no hook for this long: flagged (the wiring broke, or nobody wo
 class SessionStats(Record):
     """One host session as the hooks saw it."""
 
-    FIELDS = ("session", "host", "first", "last", "hooks", "injected_notes", "injected_tokens", "files_edited",
-              "written", "checkpoints", "subagent_checkpoints")
-    DEFAULTS = {"hooks": Factory(dict), "injected_notes": 0, "injected_tokens": 0, "files_edited": False,
-                "written": Factory(dict), "checkpoints": Factory(dict), "subagent_checkpoints": Factory(dict)}
+    session: str
+    host: str
+    first: str
+    last: str
+    hooks: dict[str, int] = field(default_factory=dict)
+    injected_notes: int = 0
+    injected_tokens: int = 0
+    files_edited: bool = False
+    written: dict[str, int] = field(default_factory=dict)
+    checkpoints: dict[str, int] = field(default_factory=dict)
+    subagent_checkpoints: dict[str, int] = field(default_factory=dict)
 
 
 class AdoptionReport(Record):
     """The `stats` report: per session and in total; `flags` say what needs a person's eye."""
 
-    FIELDS = ("sessions", "totals", "flags", "unreadable_lines", "store")
-    DEFAULTS = {"flags": Factory(list), "unreadable_lines": 0}
+    sessions: list[SessionStats]
+    store: str
+    totals: dict[str, Any]  # counts by name: "hooks", "written" and the checkpoints map a name to a count
+    flags: list[str] = field(default_factory=list)
+    unreadable_lines: int = 0
 
     def to_dict(self) -> dict:
         return self.as_dict()
@@ -101,7 +115,7 @@ def report(memory, *, now: float | None = None) -> AdoptionReport:
     writes = [(at, kind, actor) for at, _, kind, actor in written_since(memory.memory_dir_str, {}, since)]
     # the automatic checkpoint is the harness writing, not the session recording what it learned
     sessions = _sessions(entries, [w for w in writes if w[2] != "auto"])
-    totals = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {}, "subagent_checkpoints": {},
+    totals: dict[str, Any] = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {}, "subagent_checkpoints": {},
               "recalls": sum(1 for e in entries if e.get("kind") == "recall"),
               "expands": sum(1 for e in entries if e.get("kind") == "expand"), "written": {}}
     for s in sessions:
@@ -123,12 +137,12 @@ def _sessions(entries: list[dict], writes: list[tuple]) -> list[SessionStats]:
     for e in entries:
         if e.get("kind") != "hook":
             continue
-        s = by.get(e.get("session"))
+        session, event = str(e.get("session")), str(e.get("event"))
+        s = by.get(session)
         if s is None:
-            s = by[e.get("session")] = SessionStats(session=str(e.get("session")), host=str(e.get("host")),
-                                                    first=e["at"], last=e["at"])
+            s = by[session] = SessionStats(session=session, host=str(e.get("host")), first=e["at"], last=e["at"])
         s.last = e["at"]
-        s.hooks[e.get("event")] = s.hooks.get(e.get("event"), 0) + 1
+        s.hooks[event] = s.hooks.get(event, 0) + 1
         s.injected_notes += len(e.get("injected") or ())
         s.injected_tokens += int(e.get("tokens") or 0)
         s.files_edited = s.files_edited or bool(e.get("wrote"))

@@ -17,8 +17,10 @@ from ..base.records import Record
 class Finding(Record):
     """One piece of the setup: `ok`, what was seen (`detail`) and, when not ok, the `fix`."""
 
-    FIELDS = ("area", "ok", "detail", "fix")
-    DEFAULTS = {"fix": ""}
+    area: str
+    ok: bool
+    detail: str
+    fix: str = ""
 
     def to_dict(self) -> dict:
         return self.as_dict()

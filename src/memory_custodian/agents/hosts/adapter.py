@@ -11,7 +11,12 @@ shapes; `docs/hosts/*.md` say where they come from and what is assumed.
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
+
+# Not `typing.TYPE_CHECKING`: this module is on every hook's import path, which avoids `typing`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MAX_PATHS = 8  # file paths taken from one tool call
 START_MAX_CHARS = 9_500  # the session-start pack (Claude Code truncates hook output at 10,000)
@@ -25,10 +30,17 @@ class HookEvent(Record):
     `stop_active` the host's flag that this stop follows a stop hook's block, `agent_id` the subagent
     the call came from (None: the main agent)."""
 
-    FIELDS = ("host", "event", "action", "session_id", "cwd", "prompt", "source", "tool_name", "paths", "stop_active",
-              "agent_id")
-    DEFAULTS = {"prompt": None, "source": None, "tool_name": None, "paths": Factory(list), "stop_active": False,
-                "agent_id": None}
+    host: str
+    event: str
+    action: str
+    session_id: str
+    cwd: str | None
+    prompt: str | None = None
+    source: str | None = None
+    tool_name: str | None = None
+    paths: list[str] = field(default_factory=list)
+    stop_active: bool = False
+    agent_id: str | None = None
 
 UNNAMED_SUBAGENT = "subagent"  # a subagent stop event whose payload names no agent (older host releases)
 MAX_AGENT_ID = 80
@@ -36,8 +48,7 @@ MAX_AGENT_ID = 80
 
 def unique(paths: list[str]) -> list[str]:
     """`paths` in order, each once."""
-    seen: set[str] = set()
-    return [p for p in paths if not (p in seen or seen.add(p))]
+    return list(dict.fromkeys(paths))
 
 
 def named_paths(tool_input: dict) -> list[str]:
@@ -78,13 +89,23 @@ class Host(Record):
         is a subagent's when its payload carries `agent_id`, as the hosts add inside a subagent.
     """
 
-    FIELDS = ("name", "events", "context_events", "file_tools", "files", "entry_advice", "tool_paths",
-              "existing_files_only", "empty_output", "start_max_chars", "max_context_chars", "hook_timeout_s",
-              "write_tools", "block_decision", "measure", "windows_command_key", "subagent_events")
-    DEFAULTS = {"write_tools": (), "block_decision": "block", "tool_paths": named_paths, "existing_files_only": False,
-                "empty_output": "", "start_max_chars": START_MAX_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
-                "hook_timeout_s": 60,  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
-                "measure": "chars", "windows_command_key": None, "subagent_events": ()}
+    name: str
+    events: dict[str, str]
+    context_events: tuple[str, ...]
+    file_tools: tuple[str, ...]
+    files: tuple[tuple[str, ...], ...]
+    entry_advice: str
+    tool_paths: Callable[[dict], list[str]] = named_paths
+    existing_files_only: bool = False
+    empty_output: str = ""
+    start_max_chars: int = START_MAX_CHARS
+    max_context_chars: int = MAX_CONTEXT_CHARS
+    hook_timeout_s: int = 60  # the strictest default among the hosts (Gemini CLI; Claude Code and Codex allow 600 s)
+    write_tools: tuple[str, ...] = ()
+    block_decision: str = "block"
+    measure: str = "chars"
+    windows_command_key: str | None = None
+    subagent_events: tuple[str, ...] = ()
 
     def parse_event(self, event: str, payload: object) -> HookEvent:
         """`payload` (the host's JSON on stdin) for `event` (or the payload's own event name)."""

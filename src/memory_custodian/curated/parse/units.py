@@ -56,10 +56,6 @@ class Document(Record):
         return _lines(self.source)
 
     @property
-    def preamble_lines(self) -> int:
-        return self.units[0].start_line - 1 if self.units else len(self.lines)
-
-    @property
     def text(self) -> str:
         return self.source
 

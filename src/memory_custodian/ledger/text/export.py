@@ -128,19 +128,6 @@ def sorted_items(items) -> list[str]:
     return sorted(set(items)) if items else []
 
 
-def state_label(note: Note) -> str:
-    if note.state == "active":
-        return "active"
-    reason = one_line(note.state_reason)
-    tail = f" — {reason}" if reason else ""
-    if note.state == "superseded":
-        by = f" by #{note.superseded_by}" if note.superseded_by else ""
-        return f"superseded{by}{tail}"
-    if note.state == "active":
-        return "active"
-    return f"{note.state}{tail}"
-
-
 # The renderer reads rows, not `Note`s: a row is {field: value} of every field of a note. A
 # `Note`'s row is its own attribute dict; the index hands over rows it read without making a
 # `Note` (`Index.export_rows`), so both paths share one renderer and give the same bytes. The
@@ -168,13 +155,6 @@ def _label_line(name: str, raw, code: bool) -> str:
             cache.clear()
         cache[raw] = line
     return line
-
-
-def render_note(note: Note) -> str:
-    """One note's block, ending in a blank line."""
-    out: list[str] = []
-    _render_blocks(out, [(utc(note.created_at), note.id, note_row(note))])
-    return out[0]
 
 
 def _render_blocks(out: list, entries) -> None:
