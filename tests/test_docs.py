@@ -277,3 +277,17 @@ def test_every_benchmark_script_is_listed():
 def test_the_readme_copies_no_compatibility_table():
     """docs/compatibility.md says what matched and what differs; a second copy drifted before."""
     assert "| matched" not in text(README)
+
+
+def test_the_note_limits_the_ledger_page_states_are_the_code_s():
+    from memory_custodian.base import limits
+
+    page = " ".join(text(REPO / "docs" / "ledger.md").split())
+    said = re.search(r"Limits, in characters: note text ([\d,]+); title (\d+); quote and each reason ([\d,]+); "
+                     r"a tag (\d+) and (\d+) tags a note; a path (\d+) and (\d+) paths a note", page)
+    assert said, "docs/ledger.md no longer states the note limits: link the limits table instead and drop this test"
+    assert [int(n.replace(",", "")) for n in said.groups()] == [
+        limits.NOTE_TEXT_CHARS, limits.TITLE_CHARS, limits.QUOTE_CHARS, limits.TAG_CHARS, limits.TAGS_PER_NOTE,
+        limits.PATH_CHARS, limits.PATHS_PER_NOTE]
+    assert limits.QUOTE_CHARS == limits.REASON_CHARS  # the page states them as one figure
+    assert f"at most {limits.SHOWN_CHARS} characters of what was given" in page
