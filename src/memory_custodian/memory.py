@@ -346,12 +346,12 @@ class Memory:
 
         return file_history(self, name, limit)
 
-    def activity(self, *, since=None, until=None, kind=None, op=None, actor=None, limit=200):
+    def activity(self, *, since=None, until=None, kind=None, op=None, actor=None, before=None, limit=200):
         """Ledger events and curated commits, newest first, from `since` to `until` (UTC dates, both included):
         a `history.activity.ActivityPage`."""
         from .history.activity import activity
 
-        return activity(self, since=since, until=until, kind=kind, op=op, actor=actor, limit=limit)
+        return activity(self, since=since, until=until, kind=kind, op=op, actor=actor, before=before, limit=limit)
 
     def search(self, query: str, *, limit: int = 50, caller: str | None = None):
         """Curated entries holding every word of `query`, and the ledger's recall of it (logged for `caller`):

@@ -57,8 +57,11 @@ def _iso(day: str | None, end: bool) -> str | None:
     raise InvalidInput(f"{day!r} is not a date: write it as YYYY-MM-DD (UTC)", field="since" if not end else "until")
 
 
-def _events(memory, since, until, kind, op, actor, limit) -> list[Activity]:
+def _events(memory, since, until, kind, op, actor, limit, before=None) -> list[Activity]:
     where, params = ["1"], {}
+    if before:
+        where.append("e.at < :before")
+        params["before"] = before
     if since:
         where.append("e.at >= :since")
         params["since"] = since
@@ -97,7 +100,7 @@ def curated_commits(memory) -> list[Activity] | None:
         repo = Repo(memory.root_str, memory.memory_dir_str)
     except Refused:
         return None
-    head = repo.git("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
+    head = repo.head()
     key = (repo.top, repo.memory_rel, head)
     if key not in _COMMITS:
         _COMMITS.clear()  # one repository's history at a time: a viewer serves one memory
@@ -109,12 +112,11 @@ def _read_commits(repo) -> list[Activity]:
     from ..ledger.storage.ids import ms_to_iso
 
     prefix = repo.memory_rel.rstrip("/") + "/"
-    out = repo.git("log", "--no-color", "--name-only", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s",
-                   "--", prefix, check=False).stdout
+    out = repo.log_text(prefix, raw=False)
     found = []
     for record in out.split("\x1e")[1:]:
         head, _, names = record.partition("\n")
-        sha, seconds, author, subject = (head.split("\x1f") + ["", "", "", ""])[:4]
+        sha, seconds, author, subject = [*head.split("\x1f"), "", "", "", ""][:4]
         files = sorted(n[len(prefix):] for n in names.split("\n")
                        if n.startswith(prefix) and is_curated(n[len(prefix):]))
         if files:
@@ -124,19 +126,24 @@ def _read_commits(repo) -> list[Activity]:
 
 
 def activity(memory, *, since: str | None = None, until: str | None = None, kind: str | None = None,
-             op: str | None = None, actor: str | None = None, limit: int = PAGE) -> ActivityPage:
-    """The newest `limit` things that happened from `since` to `until` (UTC dates, both included)."""
+             op: str | None = None, actor: str | None = None, before: str | None = None,
+             limit: int = PAGE) -> ActivityPage:
+    """The newest `limit` things that happened from `since` to `until` (UTC dates, both included) and before
+    `before` (a UTC time, excluded: where the previous page ended)."""
     _check("kind", kind, (*KINDS, CURATED))
     _check("op", op, (*OPS, COMMIT))
     _check("actor", actor, ACTORS)
     if not 1 <= limit <= 2000:
         raise InvalidInput("{field} must be 1..2000", field="limit")
     start, end = _iso(since, False), _iso(until, True)
+    if before is not None and not (len(before) == 24 and before.endswith("Z") and before[10] == "T"):
+        raise InvalidInput(f"{before!r} is not a UTC time like 2026-12-01T09:30:00.000Z", field="before")
     items: list[Activity] = []
     if kind != CURATED and op != COMMIT:
-        items = _events(memory, start, end, kind, op, actor, limit + 1)
+        items = _events(memory, start, end, kind, op, actor, limit + 1, before)
     commits = curated_commits(memory)
     if commits is not None and (not kind or kind == CURATED) and (not op or op == COMMIT) and not actor:
-        items += [c for c in commits if (not start or c.at >= start) and (not end or c.at <= end)][:limit + 1]
+        items += [c for c in commits if (not start or c.at >= start) and (not end or c.at <= end)
+                  and (not before or c.at < before)][:limit + 1]
     items.sort(key=lambda a: (a.at, a.commit or "", a.note or ""), reverse=True)
     return ActivityPage(items[:limit], len(items) > limit, commits is not None)

@@ -52,12 +52,11 @@ def _log_raw(repo: Repo, path: str, limit: int) -> list[tuple[dict, str, str]]:
     """(commit info, old blob, new blob) for each commit that changed `path`, newest first."""
     from ..ledger.storage.ids import ms_to_iso
 
-    out = repo.git("log", f"-n{limit + 1}", "--no-color", "--raw", "--no-abbrev", "--no-renames",
-                   "--format=%x1e%H%x1f%ct%x1f%an%x1f%s", "--", path, check=False).stdout
+    out = repo.log_text(path, raw=True, limit=limit + 1)
     found = []
     for record in out.split("\x1e")[1:]:
         head, _, raw = record.partition("\n")
-        sha, seconds, author, subject = (head.split("\x1f") + ["", "", "", ""])[:4]
+        sha, seconds, author, subject = [*head.split("\x1f"), "", "", "", ""][:4]
         blobs = [line.split() for line in raw.splitlines() if line.startswith(":")]
         if not blobs:
             continue  # a merge commit: its change is its parents'
