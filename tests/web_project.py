@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import re
 import threading
 
 from conftest import run_cli
@@ -94,3 +95,13 @@ def fetch(server, path, *, host=None, method="GET"):
         return response.status, dict(response.getheaders()), response.read().decode("utf-8")
     finally:
         conn.close()
+
+
+REFRESH = re.compile(r'<script src="(?:/t/[\w-]+)?/live\.js" data-events="(?:/t/[\w-]+)?/events" '
+                     r'data-stamp="[0-9a-f]{16}" defer></script>')
+
+
+def without_refresh(body: str) -> str:
+    """A page without the one script the viewer puts in it (its refresh): what is left must hold no script."""
+    assert len(REFRESH.findall(body)) <= 1
+    return REFRESH.sub("", body)

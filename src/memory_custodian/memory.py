@@ -339,6 +339,37 @@ class Memory:
 
         return diff_memory(self, base, head)
 
+    def file_history(self, name: str, limit: int = 200):
+        """Curated file `name` through its commits (each commit's entry changes, each entry's history):
+        a `history.file_history.FileHistory`; what is forgotten now is shown in no commit."""
+        from .history.file_history import file_history
+
+        return file_history(self, name, limit)
+
+    def activity(self, *, since=None, until=None, kind=None, op=None, actor=None, before=None, limit=200):
+        """Ledger events and curated commits, newest first, from `since` to `until` (UTC dates, both included):
+        a `history.activity.ActivityPage`."""
+        from .history.activity import activity
+
+        return activity(self, since=since, until=until, kind=kind, op=op, actor=actor, before=before, limit=limit)
+
+    def search(self, query: str, *, limit: int = 50, caller: str | None = None):
+        """Curated entries holding every word of `query`, and the ledger's recall of it (logged for `caller`):
+        a `history.search.SearchResult`."""
+        self._check_caller(caller)
+        from .history.search import search_all
+
+        result = search_all(self, query, limit=limit)
+        if result.recall is not None:
+            self._log_use(result.recall, "recall", [hit.note.id for hit in result.recall.hits], caller)
+        return result
+
+    def session(self, session: str):
+        """One session `stats` lists, opened: its hook calls, what they injected, what was written meanwhile."""
+        from .session.session_view import session_view
+
+        return session_view(self, session)
+
     # ---- ledger as text -----------------------------------------------------------------------
 
     def export(self, path=None, check: bool = False):

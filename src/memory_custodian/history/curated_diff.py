@@ -61,7 +61,7 @@ def _words(text: str) -> frozenset:
     return frozenset(w.casefold() for w in _WORD.findall(text))
 
 
-def _has_forgotten(unit, prints: frozenset) -> bool:
+def has_forgotten(unit, prints: frozenset) -> bool:
     """Whether the entry, or a bullet inside it (a dated changelog or inbox day), is a forgotten one."""
     from ..curated.parse.units import split_units
 
@@ -108,7 +108,7 @@ def file_changes(name: str, base_units: list, head_units: list, forgotten_new: f
     gone = [u for k, u in before.items() if k not in after]
     new = [u for k, u in after.items() if k not in before]
     bullets = _pair([u for u in gone if u.kind == "bullet"], [u for u in new if u.kind == "bullet"])
-    paired = {id(n): o for o, n in bullets if not _has_forgotten(o, hidden)}
+    paired = {id(n): o for o, n in bullets if not has_forgotten(o, hidden)}
     reworded = {id(o) for o in paired.values()}
     out = []
     for unit in head_units:
@@ -117,13 +117,13 @@ def file_changes(name: str, base_units: list, head_units: list, forgotten_new: f
         if old is None:
             out.append(EntryChange(name, "added", unit.heading, unit.start_line, estimate_tokens(unit.text)))
         elif old.text != unit.text:
-            secret = _has_forgotten(old, hidden)
+            secret = has_forgotten(old, hidden)
             out.append(EntryChange(name, "changed", unit.heading, unit.start_line, estimate_tokens(unit.text),
                                    [] if secret else text_diff(old.text, unit.text)))
     for unit in gone:
         if id(unit) in reworded:
             continue
-        if _has_forgotten(unit, forgotten_new | hidden):
+        if has_forgotten(unit, forgotten_new | hidden):
             out.append(EntryChange(name, "forgotten"))
         else:
             out.append(EntryChange(name, "removed", unit.heading, unit.start_line, estimate_tokens(unit.text)))

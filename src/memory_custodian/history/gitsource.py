@@ -113,21 +113,17 @@ class Repo:
             at = end + 1 + size + (1 if len(head) == 3 else 0)
         return found
 
-    def log(self, paths: list[str], *, limit: int | None = None, follow_renames: bool = False) -> list[dict]:
-        """Commits touching `paths` (relative to the memory folder), newest first: sha, time, author, subject."""
-        fmt = "%H%x1f%ct%x1f%an%x1f%P%x1f%s%x1e"
-        args = ["log", f"--format={fmt}", "--no-color"] + ([f"-n{limit}"] if limit else [])
-        args += ["--follow"] if follow_renames and len(paths) == 1 else []
-        from ..ledger.storage.ids import ms_to_iso
+    def head(self) -> str:
+        """HEAD's commit, or "" in a repository without one."""
+        return self.git("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
 
-        out = self.git(*args, "--", *(f"{self.memory_rel}/{p}" for p in paths), check=False).stdout
-        commits = []
-        for record in out.split("\x1e"):
-            fields = record.strip("\n").split("\x1f")
-            if len(fields) == 5:
-                commits.append({"commit": fields[0], "at": ms_to_iso(int(fields[1]) * 1000), "author": fields[2],
-                                "parents": fields[3].split(), "subject": fields[4]})
-        return commits
+    def log_text(self, path: str, *, raw: bool, limit: int | None = None) -> str:
+        """`git log` of `path` (from the top level), one record a commit: `\x1e` then sha, time, author and
+        subject split by `\x1f`, then the changed names (`raw`: their old and new blob ids instead)."""
+        args = ["log", "--no-color", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s"]
+        args += ["--raw", "--no-abbrev"] if raw else ["--name-only"]
+        args += [f"-n{limit}"] if limit else []
+        return self.git(*args, "--", path, check=False).stdout
 
 
 def working_files(memory_dir: str) -> dict[str, bytes]:

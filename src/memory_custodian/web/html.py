@@ -9,13 +9,26 @@ page carries a script or an inline style (the Content-Security-Policy forbids bo
 from __future__ import annotations
 
 import html
+import threading
 from urllib.parse import quote, urlencode
 
 from ..base.errors import Terms
 from ..base.textsafe import printable
 
-NAV = (("pack", "/pack", "Context pack"), ("ledger", "/ledger", "Ledger"), ("eval", "/eval", "Recall misses"),
+NAV = (("pack", "/pack", "Context pack"), ("ledger", "/ledger", "Ledger"), ("files", "/files", "Files"),
+       ("activity", "/activity", "Activity"), ("search", "/search", "Search"), ("eval", "/eval", "Recall misses"),
        ("doctor", "/doctor", "Doctor"), ("stats", "/stats", "Adoption"))
+
+
+class PageContext(threading.local):
+    """What the viewer knows of the page being built on its worker thread: the tabs that have content
+    (None: all) and the memory's change stamp the page's refresh script watches (None: no script)."""
+
+    tabs: frozenset | None = None
+    stamp: str | None = None
+
+
+CONTEXT = PageContext()
 
 STYLE = """
 :root { --ink: #1d232b; --muted: #5c6773; --line: #d8dee4; --bg: #f6f8fa; --accent: #0b5fbf; --warn: #a4330f; }
@@ -50,8 +63,8 @@ meter { width: 180px; height: 14px; vertical-align: middle; }
 .state-superseded { background: #e5e1f5; } .state-expired { background: #e9e9e9; }
 .footer-line { margin-top: 6px; padding: 6px 10px; border-left: 3px solid var(--accent); background: var(--bg); }
 ol.timeline { list-style: none; padding-left: 0; border-left: 3px solid var(--line); margin-left: 8px; }
-ol.timeline li { position: relative; padding: 2px 0 12px 18px; }
-ol.timeline li::before { content: ""; position: absolute; left: -8px; top: 6px; width: 12px; height: 12px;
+ol.timeline > li { position: relative; padding: 2px 0 12px 18px; }
+ol.timeline > li::before { content: ""; position: absolute; left: -8px; top: 6px; width: 12px; height: 12px;
                          border-radius: 50%; background: var(--accent); }
 .chain { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .chain .link { border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px; background: #fff; }
@@ -60,6 +73,13 @@ ol.timeline li::before { content: ""; position: absolute; left: -8px; top: 6px; 
 .frame.alert { border-left-color: var(--warn); }
 .pager { margin: 8px 0; display: flex; gap: 16px; align-items: center; }
 svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
+details summary { cursor: pointer; color: var(--accent); }
+pre.diff .add { background: #dcf3e3; display: block; } pre.diff .del { background: #fbd9d3; display: block; }
+pre.diff .hunk { color: var(--muted); display: block; }
+.change-added { background: #dcf3e3; } .change-changed { background: #fff1c2; } .change-removed { background: #fbd9d3; }
+.change-archived { background: #e5e1f5; } .change-forgotten { background: #e9e9e9; }
+h3.day { font-size: 14px; margin: 18px 0 4px; border-bottom: 1px solid var(--line); }
+ul.activity { list-style: none; padding-left: 0; margin: 0; } ul.activity li { padding: 3px 0; }
 """
 
 
@@ -109,11 +129,13 @@ def href(base: str, path: str, params=None) -> str:
 
 def layout(base: str, active: str, title: str, body: str) -> str:
     nav = "".join(f'<a href="{href(base, path)}"{" class=on" if key == active else ""}>{esc(label)}</a>'
-                  for key, path, label in NAV)
+                  for key, path, label in NAV if CONTEXT.tabs is None or key in CONTEXT.tabs or key == active)
+    live = (f'<script src="{href(base, "/live.js")}" data-events="{href(base, "/events")}" '
+            f'data-stamp="{esc(CONTEXT.stamp)}" defer></script>' if CONTEXT.stamp else "")
     return ("<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
             '<meta name=viewport content="width=device-width, initial-scale=1">'
             f'<title>{esc(title)} · memory-custodian</title><link rel=icon href="data:,">'
-            f'<link rel=stylesheet href="{href(base, "/style.css")}"></head>'
+            f'<link rel=stylesheet href="{href(base, "/style.css")}">{live}</head>'
             f"<body><header><strong>memory-custodian</strong><nav>{nav}</nav>"
             f'<span class=muted>read-only</span></header><main><h1>{esc(title)}</h1>\n{body}\n</main></body></html>\n')
 

@@ -169,8 +169,11 @@ def note_page(memory, note_id: str, base: str) -> str:
     chain = ('<div class=chain aria-label="supersession chain, oldest first">' + " \u2192 ".join(links) + "</div>"
              if len(links) > 1 else "<p class=muted>not part of a supersession chain</p>")
     timeline = "<ol class=timeline>" + "".join(_event_item(e, base) for e in events) + "</ol>"
+    from .history_pages import chain_diffs
+
     return layout(base, "ledger", f"#{note.id} · {note.title}",
                   frame + facts + "<h2>Supersession chain (oldest first)</h2>" + chain
+                  + (chain_diffs(memory, shown["chain"], base) if len(links) > 1 else "")
                   + f"<h2>Events ({len(events)})</h2>" + timeline)
 
 

@@ -86,7 +86,8 @@ def stats_page(memory, base: str) -> str:
                                 if report.flags else "<p>none</p>")
     charts = ("<h2>Hooks fired</h2>" + bar_chart(sorted(t["hooks"].items()))
               + "<h2>Notes written (kind/actor)</h2>" + bar_chart(sorted(t["written"].items())))
-    rows = [(esc(s.last[:16] + "Z"), esc(s.host), esc(s.session), str(sum(s.hooks.values())),
+    rows = [(esc(s.last[:16] + "Z"), esc(s.host),
+             f'<a href="{href(base, "/session/" + s.session)}">{esc(s.session)}</a>', str(sum(s.hooks.values())),
              f"{s.injected_notes} ({s.injected_tokens} tokens)", "yes" if s.files_edited else "no",
              esc(_pairs(s.written)), esc(_pairs(s.checkpoints))) for s in report.sessions]
     sessions = "<h2>Sessions, newest first</h2>" + (table(

@@ -19,6 +19,7 @@ is the bare minimum: a status line, one sentence and no link, so it never carrie
 from __future__ import annotations
 
 import hmac
+import os
 import secrets
 import socket
 import sys
@@ -31,13 +32,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
 from ..base.textsafe import shown
-from . import pages, reports
-from .html import STYLE, WEB_TERMS, esc
+from . import history_pages, pages, reports
+from .html import CONTEXT, STYLE, WEB_TERMS, esc
+from .live import SCRIPT, Live
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SECURITY_HEADERS = {
+    # the one script is the viewer's own refresh (`live.SCRIPT`, served from /live.js): no inline script runs
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
+                               "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
 }
@@ -63,6 +66,7 @@ class Viewer:
         self.base = f"/t/{token}" if token else ""
         self.port = port
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-custodian-viewer")
+        self.live = Live(memory.memory_dir_str)
 
     def host_allowed(self, host: str | None) -> bool:
         if self.token:  # beyond loopback the token is the guard: any Host may carry it
@@ -78,16 +82,37 @@ class Viewer:
 
     def route(self, target: str) -> tuple[str, str]:
         """(content type, body) for a request target, or raises `Page`."""
+        path, params = self.target(target)
+        if path == "/style.css":
+            return "text/css; charset=utf-8", STYLE
+        if path == "/live.js":
+            return "text/javascript; charset=utf-8", SCRIPT
+        return "text/html; charset=utf-8", self.worker.submit(self._built, path, params).result()
+
+    def target(self, target: str) -> tuple[str, dict]:
+        """The path inside the viewer (the token checked and cut) and the query's parameters."""
         parts = urlsplit(target)
         path = unquote(parts.path)
         if self.base:
             if not hmac.compare_digest(path[:len(self.base)].encode(), self.base.encode()):
                 raise Page(403, "this viewer needs the URL with its token, as `serve` printed it")
             path = path[len(self.base):] or "/"
-        params = parse_qs(parts.query, keep_blank_values=False)
-        if path == "/style.css":
-            return "text/css; charset=utf-8", STYLE
-        return "text/html; charset=utf-8", self.worker.submit(self._page, path, params).result()
+        return path, parse_qs(parts.query, keep_blank_values=False)
+
+    def _built(self, path: str, params: dict) -> str:
+        """A page built with what the layout needs to know: the tabs that have content, the change stamp."""
+        from ..session.usage_log import store_path
+
+        tabs = {"pack", "ledger", "files", "activity", "search", "doctor"}
+        if self.truth is not None:
+            tabs.add("eval")
+        if os.path.isfile(store_path(self.memory.memory_dir_str, create=False)):
+            tabs.add("stats")
+        CONTEXT.tabs, CONTEXT.stamp = frozenset(tabs), self.live.stamp()
+        try:
+            return self._page(path, params)
+        finally:
+            CONTEXT.tabs = CONTEXT.stamp = None
 
     def _page(self, path: str, params: dict) -> str:
         memory, base = self.memory, self.base
@@ -103,6 +128,16 @@ class Viewer:
             return reports.doctor_page(memory, base)
         if path == "/stats":
             return reports.stats_page(memory, base)
+        if path == "/files":
+            return history_pages.files_page(memory, base)
+        if path.startswith("/file/"):
+            return history_pages.file_page(memory, history_pages.check_name(path, "/file/"), base)
+        if path == "/activity":
+            return history_pages.activity_page(memory, params, base)
+        if path == "/search":
+            return history_pages.search_page(memory, params, base)
+        if path.startswith("/session/") and path.count("/") == 2:
+            return history_pages.session_page(memory, path[len("/session/"):], base)
         raise Page(404, f"no page at {shown(path)}")
 
 
@@ -134,6 +169,15 @@ class Handler(BaseHTTPRequestHandler):
         if not viewer.host_allowed(self.headers.get("Host")):
             self._send(403, "text/plain; charset=utf-8", "refused: the Host header is not a loopback name\n", body)
             return
+        if body and urlsplit(self.path).path.endswith("/events"):
+            try:
+                path, params = viewer.target(self.path)
+            except Page as page:
+                self._send(page.status, "text/html; charset=utf-8", bare_page(page.status, page.text))
+                return
+            if path == "/events":
+                self._stream(params)
+                return
         try:
             ctype, text = viewer.route(self.path)
             status = 200
@@ -149,6 +193,35 @@ class Handler(BaseHTTPRequestHandler):
             status, ctype = 500, "text/html; charset=utf-8"
             text = bare_page(500, f"internal error ({type(exc).__name__}): see the console running `serve`")
         self._send(status, ctype, text, body)
+
+    def _stream(self, params: dict):
+        """The change signal as server-sent events (`live.Live.stream`), on this request's own thread."""
+        live = self.server.viewer.live
+        since = (params.get("since") or [""])[-1]
+        if len(since) != 16 or any(c not in "0123456789abcdef" for c in since):
+            self._send(400, "text/html; charset=utf-8", bare_page(400, "since must be the stamp a page carries"))
+            return
+        if not live.slots.acquire(blocking=False):
+            self._send(503, "text/html; charset=utf-8", bare_page(503, "too many pages are watching for changes"),
+                       extra={"Retry-After": "30"})
+            return
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            for name, value in {**SECURITY_HEADERS, "Content-Type": "text/event-stream; charset=utf-8",
+                                "Connection": "close"}.items():
+                self.send_header(name, value)
+            self.end_headers()
+
+            def write(data: bytes) -> None:
+                self.wfile.write(data)
+                self.wfile.flush()
+
+            live.stream(since, write, self.connection)
+        except (ConnectionError, TimeoutError):
+            pass  # the page went away: the stream ends with it
+        finally:
+            live.slots.release()
 
     def send_error(self, code, message=None, explain=None):
         # the standard error page (400, 414, 431, 505, ...) echoes the request and has no security
@@ -230,6 +303,7 @@ class ViewerServer(HTTPServer):
         return f"http://{shown}:{self.server_address[1]}{self.viewer.base}/"
 
     def server_close(self):
+        self.viewer.live.close()  # open change streams end now, so their handlers can be joined
         super().server_close()
         self.handlers.shutdown(wait=True)
         self.viewer.worker.shutdown(wait=True)

@@ -1,0 +1,116 @@
+"""One curated file through its commits: each commit's entry changes (with their diffs), each entry's history,
+and what the working tree changes on top of HEAD. Read from git with two processes (`log --raw` for the
+commits and their blob ids, one `cat-file --batch` for every blob), whatever the number of commits.
+
+What is forgotten now is never shown, in any commit: an entry whose fingerprint is in today's `forgotten.txt`
+is "an entry forgotten since", without its heading or its diff, wherever it appears in the file's past.
+"""
+
+from __future__ import annotations
+
+from ..base.records import Record, field
+from ..curated.parse.units import split_units
+from .curated_diff import EntryChange, file_changes
+from .gitsource import Repo, working_files
+from .snapshot import Snapshot, is_curated
+
+LOG_LIMIT = 200  # commits a page shows; an older one is reached through the commit list's last line
+NULL_SHA = "0" * 40
+
+
+class FileCommit(Record):
+    """One commit that changed the file (`commit` None: the working tree's uncommitted change)."""
+
+    commit: str | None
+    at: str
+    author: str
+    subject: str
+    changes: list[EntryChange] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"commit": self.commit, "at": self.at, "author": self.author, "subject": self.subject,
+                "changes": [c.to_dict() for c in self.changes]}
+
+
+class FileHistory(Record):
+    """`commits` newest first; `entries`: (heading, [(commit, at, change)]) for each entry the file has now."""
+
+    name: str
+    commits: list[FileCommit] = field(default_factory=list)
+    entries: list[tuple] = field(default_factory=list)
+    more: bool = False
+
+
+def _units(text: str | None) -> list:
+    if text is None:
+        return []
+    doc = split_units(text)
+    return list(doc.units) if doc.mode in ("section", "bullet") else []
+
+
+def _log_raw(repo: Repo, path: str, limit: int) -> list[tuple[dict, str, str]]:
+    """(commit info, old blob, new blob) for each commit that changed `path`, newest first."""
+    from ..ledger.storage.ids import ms_to_iso
+
+    out = repo.log_text(path, raw=True, limit=limit + 1)
+    found = []
+    for record in out.split("\x1e")[1:]:
+        head, _, raw = record.partition("\n")
+        sha, seconds, author, subject = [*head.split("\x1f"), "", "", "", ""][:4]
+        blobs = [line.split() for line in raw.splitlines() if line.startswith(":")]
+        if not blobs:
+            continue  # a merge commit: its change is its parents'
+        found.append(({"commit": sha, "at": ms_to_iso(int(seconds) * 1000), "author": author, "subject": subject},
+                      blobs[0][2], blobs[0][3]))
+    return found
+
+
+def file_history(memory, name: str, limit: int = LOG_LIMIT) -> FileHistory:
+    """The history of curated file `name` (relative to the memory folder), as git and the working tree hold it."""
+    from ..base.errors import InvalidInput
+
+    if not is_curated(name) or ".." in name.split("/"):
+        raise InvalidInput(f"{name!r} is not a curated memory file (a .md file of the memory folder)", field="file")
+    repo = Repo(memory.root_str, memory.memory_dir_str)
+    now = Snapshot("working tree", None, "", working_files(memory.memory_dir_str))
+    hidden = now.forgotten
+    log = _log_raw(repo, f"{repo.memory_rel}/{name}", limit)
+    shas = sorted({s for _, old, new in log for s in (old, new) if s != NULL_SHA})
+    texts = dict(zip(shas, (b.decode("utf-8", "replace") for b in repo.blobs(shas)), strict=True))
+    result = FileHistory(name, more=len(log) > limit)
+    head_blob = log[0][2] if log else NULL_SHA
+    work_text = now.text(name)
+    committed = texts.get(head_blob) if head_blob != NULL_SHA else None
+    if work_text != committed:
+        result.commits.append(FileCommit(None, "", "", "uncommitted change in the working tree",
+                                         file_changes(name, _units(committed), _units(work_text), hidden, hidden)))
+    for info, old, new in log[:limit]:
+        before, after = _units(texts.get(old)), _units(texts.get(new))
+        result.commits.append(FileCommit(info["commit"], info["at"], info["author"], info["subject"],
+                                         _redacted(file_changes(name, before, after, hidden, hidden), after, hidden)))
+    result.entries = _entry_histories(result.commits, now.units(name), hidden)
+    return result
+
+
+def _redacted(changes: list[EntryChange], after: list, hidden: frozenset) -> list[EntryChange]:
+    """An entry a commit added or changed that is forgotten now: told without its heading or diff."""
+    if not hidden:
+        return changes
+    from .curated_diff import has_forgotten
+
+    secret = {u.start_line for u in after if has_forgotten(u, hidden)}
+    return [c.replace(change="forgotten", heading="", diff=[], line=None, tokens=0)
+            if c.change in ("added", "changed") and c.line in secret else c for c in changes]
+
+
+def _entry_histories(commits: list[FileCommit], units: list, hidden: frozenset) -> list[tuple]:
+    from .curated_diff import has_forgotten
+
+    out = []
+    for unit in units:
+        if has_forgotten(unit, hidden):
+            continue
+        seen = [(c.commit, c.at, ch.change) for c in commits for ch in c.changes
+                if ch.heading == unit.heading and ch.change in ("added", "changed")]
+        out.append((unit.heading, seen))
+    return out
