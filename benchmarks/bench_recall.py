@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
@@ -38,7 +37,7 @@ NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 SET_SPLITS = {"held-out": ("dev", "test")}
 
-from memory_custodian.ledger.recall import ranking, semantic  # noqa: E402
+from memory_custodian.ledger.recall import ranking  # noqa: E402
 from memory_custodian.ledger.recall.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
@@ -91,7 +90,6 @@ VARIANTS: dict[str, dict] = {
     "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
     "+query-words": {"USE_EXPANSION": False},  # + question words as query stop words, irregular word forms
     "current": {},  # + re-ranking by WordNet's related words (weight 0.25 shared): the committed ranking.py
-    "current + semantic": {"SEMANTIC": True},  # + the optional channel fused in (pip install -e '.[semantic]')
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
 # title weight 2 (software test R@10 +0.9 but R@5 -4.5 and MRR -0.8 pt; conversation flat), title
@@ -152,22 +150,9 @@ def time_recall(memory: Memory, queries: list[dict]) -> float:
 
 
 def run_variant(name: str, overrides: dict, workdir: Path) -> list[dict]:
-    """The variant's rows on both sets; the semantic channel only where the variant says so."""
-    overrides = dict(overrides)
-    want = "1" if overrides.pop("SEMANTIC", False) else "0"
-    if want == "1" and not semantic.installed():
-        print(f"{name}: skipped, the semantic extra is not installed (pip install -e '.[semantic]')", file=sys.stderr)
-        return []
-    saved = os.environ.get(semantic.ENV)
-    os.environ[semantic.ENV] = want
-    try:
-        with patched(overrides):
-            return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
-    finally:
-        if saved is None:
-            os.environ.pop(semantic.ENV, None)
-        else:
-            os.environ[semantic.ENV] = saved
+    """The variant's rows on every set."""
+    with patched(overrides):
+        return [row for set_name, truth in SETS.items() for row in _variant_rows(name, set_name, truth, workdir)]
 
 
 def run_isolated(name: str, workdir: Path) -> list[dict]:
@@ -290,7 +275,6 @@ def add_distractors(root: Path, notes: int, workdir: Path) -> None:
 def head_to_head(workdir: Path, extra: int, rounds: int = 7) -> dict:
     """Ours (the committed ranker) and rank-bm25 on the test split, timed in interleaved passes over
     the same queries (min of `rounds`), so machine load hits both alike."""
-    os.environ[semantic.ENV] = "0"  # the lexical ranker, as CI runs it (bench_semantic.py times the fused one)
     name = f"h2h-{extra}"
     root = workdir / name
     shutil.copytree(TRUTH / "project", root, ignore=shutil.ignore_patterns(".cache"))

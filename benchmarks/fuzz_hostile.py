@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 # a shard line's numbers beyond what any real ledger holds (JSON has no integer limit)
 NUMBER_FIELDS = ["txn_n", "v"]
-INDEX_TABLES = ["notes", "notes_fts", "meta", "events", "note_vectors"]
+INDEX_TABLES = ["notes", "notes_fts", "meta", "events"]
 NAME_CHARS = st.sampled_from(["a", "é", "名", "🙂", "-", "_", "x"])
 
 

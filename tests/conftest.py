@@ -39,13 +39,6 @@ if "PYTEST_DEBUG_TEMPROOT" not in os.environ and (_root := _ram_temp_root()):
     os.environ["PYTEST_DEBUG_TEMPROOT"] = _root
 
 
-@pytest.fixture(autouse=True)
-def lexical_recall_only(monkeypatch):
-    """Recall as CI has it (the optional semantic channel not installed), wherever it is installed:
-    the tests of the semantic channel turn it back on (tests/test_semantic.py)."""
-    monkeypatch.setenv("MEMORY_CUSTODIAN_SEMANTIC", "0")
-
-
 def _named_root(args: tuple[str, ...], cwd, as_typed: bool) -> tuple[str, ...]:
     """`init` outside a repository asks for the project root: most tests work in a bare temp folder, so
     the helpers name it (`as_typed=True` runs the words exactly as given)."""

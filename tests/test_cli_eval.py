@@ -14,15 +14,16 @@ NOW = "2026-12-01T00:00:00.000Z"  # the truth set's reference time (task checkpo
 # The CI floor: recall@10 on the held-out test split, as achieved by the committed ranker, minus a
 # small margin. A ranking change that loses more than the margin fails the build; one that gains
 # should raise this number.
-# The thesaurus re-ranking left the software set where it was (0.710; 0.721 with the semantic
-# channel) and raised the conversational one (0.540 -> 0.633; 0.640 -> 0.698).
+# The thesaurus re-ranking left the software set where it was (0.710) and raised the conversational
+# one (0.540 -> 0.633).
 TEST_SPLIT_RECALL_AT_10 = 0.710
 FLOOR = round(TEST_SPLIT_RECALL_AT_10 - 0.02, 3)
-# the same for the conversational truth set (benchmarks/conversation/), and for both sets with the
-# optional semantic channel (checked only where it is installed)
+# the same for the conversational truth set (benchmarks/conversation/) and for the held-out chats
+# (benchmarks/heldout/, frozen test split: a floor guards it, nothing is tuned on it)
 CONVERSATION = REPO / "benchmarks" / "conversation"
-FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.633 - 0.02, 3))}
-SEMANTIC_FLOORS = {"software": (BENCH, round(0.721 - 0.02, 3)), "conversation": (CONVERSATION, round(0.698 - 0.02, 3))}
+HELDOUT = REPO / "benchmarks" / "heldout"
+FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.633 - 0.02, 3)),
+          "held-out": (HELDOUT, round(0.679 - 0.02, 3))}
 
 
 @pytest.fixture
@@ -88,26 +89,14 @@ def _meets_floor(tmp_path, bench, floor):
     report = json.loads(out.stdout)
     assert out.returncode == 0, f"recall@10 {report['recall']} fell below the floor {floor}: {out.stderr}"
     assert report["truth_errors"] == [] and report["forbidden_shown"] == []
-    assert report["overall"]["queries"] >= 100
+    assert report["overall"]["queries"] >= 80
     return report
 
 
 @pytest.mark.parametrize("truth", sorted(FLOORS))
 def test_truth_set_test_split_meets_the_ci_floor(tmp_path, truth):
     """The committed ranker on the held-out split: a regression past the margin fails the build."""
-    report = _meets_floor(tmp_path, *FLOORS[truth])
-    assert report["channels"] == ["lexical"]
-
-
-@pytest.mark.parametrize("truth", sorted(SEMANTIC_FLOORS))
-def test_truth_set_with_the_semantic_channel_meets_its_floor(tmp_path, monkeypatch, truth):
-    from memory_custodian.ledger.recall import semantic
-
-    if not semantic.installed():
-        pytest.skip("the semantic extra is not installed: pip install -e '.[semantic]'")
-    monkeypatch.setenv(semantic.ENV, "1")
-    report = _meets_floor(tmp_path, *SEMANTIC_FLOORS[truth])
-    assert report["channels"] == ["lexical", "semantic"]
+    _meets_floor(tmp_path, *FLOORS[truth])
 
 
 def test_truth_set_shape():

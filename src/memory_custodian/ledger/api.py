@@ -205,7 +205,7 @@ class LedgerNotes:
         index = self.index()
         return index.guarded(lambda: run_recall(
             index, query=query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit,
-            include_all=include_all, now=now, root=self.root, counts=counts, ids=ids, semantic=True))
+            include_all=include_all, now=now, root=self.root, counts=counts, ids=ids, expand=True))
 
     def reindex(self, progress=None):
         from .results import Reindexed

@@ -332,7 +332,6 @@ class Index:
                 db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
             for table in ("note_tags", "note_paths"):
                 db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
-            db.execute("DELETE FROM note_vectors WHERE note = ?", (note_id,))  # the semantic channel's copy
         else:
             rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
         if note is None:

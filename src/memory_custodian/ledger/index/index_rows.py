@@ -16,7 +16,7 @@ from ..recall import ranking
 from ..storage.model import NOTE_FIELDS, Note, encode_event
 from ..storage.paths import path_prefix
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 # SQLite's page cache for a connection, in KiB. Recall reads the FTS index, the notes and their
 # sizes (~45 MB at 74,900 notes); SQLite's default 2 MB re-reads them from the OS on every query,
 # which cost a third of recall's time there (p50 11.4 -> 7.6 ms, measured). SQLite fills the cache
@@ -52,7 +52,6 @@ CREATE TABLE IF NOT EXISTS note_text(rowid INTEGER PRIMARY KEY, {", ".join(f"{c}
 CREATE TABLE IF NOT EXISTS note_tags(tag TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(tag, note)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS note_paths(prefix TEXT NOT NULL, note INTEGER NOT NULL, PRIMARY KEY(prefix, note))
     WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS note_vectors(note TEXT PRIMARY KEY, digest TEXT NOT NULL, vec BLOB NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5({", ".join(ranking.FTS_COLUMNS)},
     content='note_text', content_rowid='rowid', tokenize='{ranking.FTS_TOKENIZE}');
 """

@@ -60,7 +60,7 @@ def rebuild_locked(index, progress) -> dict:
 
 def _rebuild_into(index, progress, files: list[int]) -> dict:
     db = index.db
-    for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes", "note_vectors"):
+    for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
         db.execute(f"DELETE FROM {table}")
     db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
     db.execute("DELETE FROM note_text")

@@ -155,22 +155,6 @@ def _classify(note, note_id, ranked, matched, result, q, now, branch) -> dict:
     return {"class": "unmatched", "shared_terms": shared}
 
 
-def channel_stages(miss: dict, note_id: str, channels: dict | None) -> dict:
-    """Where each channel lost a missed note: "filtered" (a filter, state or scope removed it
-    before either ranked), "unmatched" (the channel never matched it) or "below_cutoff" with the
-    channel's own rank. `channels`: a fused recall's rankings (None: lexical only)."""
-    if miss["class"] == "excluded":
-        return {name: {"stage": "filtered"} for name in (sorted(channels) if channels else ["lexical"])}
-    if not channels:
-        if miss["class"] == "below_cutoff":
-            return {"lexical": {"stage": "below_cutoff", "rank": miss.get("rank")}}
-        return {"lexical": {"stage": "unmatched"}}
-    out = {}
-    for name, ids in sorted(channels.items()):
-        out[name] = {"stage": "below_cutoff", "rank": ids.index(note_id) + 1} if note_id in ids else {"stage": "unmatched"}
-    return out
-
-
 def _stem(word: str) -> str:
     # A crude suffix strip, only to explain misses; the index itself uses FTS5's porter stemmer.
     for suffix in ("ing", "ed", "es", "s"):
@@ -235,7 +219,6 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
 
     per_query, pairs, misses, truth_errors, forbidden_shown = [], [], [], [], []
     elapsed = 0.0
-    channels_used = {"lexical"}
     for q in queries:
         good = []
         for note_id in q["relevant"]:
@@ -248,7 +231,6 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
         started = time.perf_counter()
         result = memory.recall(q["query"], kinds=q["kinds"], tags=q["tags"], paths=q["paths"], limit=depth, now=now)
         elapsed += time.perf_counter() - started
-        channels_used.update(result.channels or ())
         ranked = [h.note.id for h in result.hits] + list(result.below_ids)
         shown = set(ranked[:limit])
         bad_shown = sorted(set(q["forbidden"]) & shown)
@@ -271,15 +253,14 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
                 miss = {"query_id": q["id"], "line": q["line"], "query": q["query"], "note": note_id,
                         "kind": note.kind, "title": note.title}
                 miss.update(_classify(note, note_id, ranked, result.matched, result, q, now, branch))
-                miss["channels"] = channel_stages(miss, note_id, result.channels)
                 misses.append(miss)
 
     return _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
-                   round(1000.0 * elapsed / len(queries), 3), sorted(channels_used))
+                   round(1000.0 * elapsed / len(queries), 3))
 
 
 def _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_errors, forbidden_shown,
-            ms_per_query, channels_used) -> dict:
+            ms_per_query) -> dict:
     """The figures over every query, and the breakdowns, as `evaluate` returns them."""
     overall = {"queries": len(per_query), "pairs": len(pairs),
                "mrr": _mean(r["rr"] for r in per_query), "ndcg@10": _mean(r["ndcg@10"] for r in per_query),
@@ -290,15 +271,8 @@ def _report(truth_path, now, k, limit, ks, per_query, pairs, misses, truth_error
     for m in misses:
         name = m["class"] if m["class"] != "excluded" else f"excluded:{m['reason']}"
         classes[name] = classes.get(name, 0) + 1
-    by_channel: dict[str, dict[str, int]] = {}
-    for m in misses:
-        for name, where in m["channels"].items():
-            stages = by_channel.setdefault(name, {})
-            stages[where["stage"]] = stages.get(where["stage"], 0) + 1
     report = {
         "truth": str(truth_path), "now": now, "k": k, "limit": limit, "ks": list(ks),
-        "channels": channels_used,
-        "miss_stages_by_channel": {n: dict(sorted(v.items())) for n, v in sorted(by_channel.items())},
         "recall": overall[f"recall@{k}"],
         "overall": overall,
         "by_kind": _group(pairs, "kind", ks),
@@ -334,9 +308,6 @@ def render_text(report: dict, *, max_misses: int = 30) -> str:
                          f"  miss rate {g['miss_rate']:.3f}")
     if report["miss_classes"]:
         lines.append("misses by stage: " + ", ".join(f"{n} {c}" for c, n in report["miss_classes"].items()))
-        lines.append("misses by channel: " + " · ".join(
-            f"{name} " + ", ".join(f"{n} {stage}" for stage, n in stages.items())
-            for name, stages in report["miss_stages_by_channel"].items()))
     for m in report["misses"][:max_misses]:
         if m["class"] == "below_cutoff":
             why = f"ranked {m['rank']}" if m.get("rank") else f"ranked below {m.get('deeper_than')}"
@@ -344,9 +315,6 @@ def render_text(report: dict, *, max_misses: int = 30) -> str:
             why = f"excluded ({m['reason']})"
         else:
             why = "never matched (" + ("shares: " + ", ".join(m["shared_terms"]) if m["shared_terms"] else "no shared term") + ")"
-        if len(m["channels"]) > 1:  # a fused recall: where each channel had it
-            why += " (" + ", ".join(f"{name} " + (f"rank {w['rank']}" if w.get("rank") else w["stage"])
-                                    for name, w in m["channels"].items()) + ")"
         lines.append(f"  miss {m['query_id']}: #{m['note']} {why} · {m['query']!r} → {m['title']}")
     if len(report["misses"]) > max_misses:
         lines.append(f"  … {len(report['misses']) - max_misses} more misses (the report as JSON lists them all)")

@@ -17,9 +17,9 @@ from .recall_scans import choose_scan
 
 # what a caller's `counts` asks to account for (see RecallQuery)
 ACCOUNTING = {True: "full", "matched": "matched", False: "hits"}
-# The semantic channel (`semantic.py`, when installed) and the thesaurus serve the callers that ask
-# for the full account: `recall`, the MCP server, `eval`. The hooks ask for less and stay within their budget.
-SEMANTIC_ACCOUNTING = "full"
+# The thesaurus serves the callers that ask for the full account: `recall`, the MCP server, `eval`.
+# The hooks ask for less and stay within their budget.
+EXPANSION_ACCOUNTING = "full"
 
 
 def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False, now=None,
@@ -46,7 +46,7 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     words = ranking.match_words(text) if text else []
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
     expansion = None
-    if expand and broad is not None and ranking.USE_EXPANSION and ACCOUNTING[counts] == SEMANTIC_ACCOUNTING:
+    if expand and broad is not None and ranking.USE_EXPANSION and ACCOUNTING[counts] == EXPANSION_ACCOUNTING:
         from .query_expand import build_expansion
 
         expansion = build_expansion(text, words)
@@ -58,7 +58,7 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
 
 def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), limit=10, include_all=False,
                now=None, root=None, near_paths=(), exclude_ids=(), counts=True, ids=True,
-               semantic=False) -> RecallResult:
+               expand=False) -> RecallResult:
     """Rank, filter (inside the SQL, before the cutoff) and account for the rest.
 
     `counts=False` is for callers that show only the hits and say so: it skips counting what fell
@@ -67,22 +67,14 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     or why: one count query instead of reading every match (40 -> 14 ms at 7,490 notes);
     `RecallResult.excluded_counted` is then False.
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
-    `semantic=True` (`Memory.recall`: the CLI, the MCP server, `eval`; not the context pack) re-ranks
-    by the thesaurus and fuses in the semantic channel when it is installed and enabled, both only
-    when the caller asks for the full account (`RecallResult.channels` then names both channels).
+    `expand=True` (`Memory.recall`: the CLI, the MCP server, `eval`; not the context pack) re-ranks
+    by the thesaurus, when the caller asks for the full account.
     """
     ask = check_query(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit, include_all=include_all,
                       now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids,
-                      expand=semantic)
+                      expand=expand)
     result = RecallResult(query=ask.text, filters=ask.filters(), accounting=ask.accounting)
     if ask.text and ask.broad is None:
         return result  # a query of nothing FTS5 can match
     plan = plan_recall(index, ask)
-    if semantic and ask.text and ask.accounting == SEMANTIC_ACCOUNTING:
-        from . import semantic as channel
-
-        if channel.enabled():
-            from .recall_fusion import fused_recall
-
-            return fused_recall(index, plan, result)
     return choose_scan(index, plan)(index, plan, result)

@@ -40,10 +40,10 @@ class RecallResult(Record):
     """What a recall returns: the hits, and an account of everything it did not show."""
 
     FIELDS = ("query", "hits", "matched", "below_ids", "excluded_ids", "excluded_counts", "filters", "accounting",
-              "ids_listed", "partial", "partial_exact", "channels")
+              "ids_listed", "partial", "partial_exact")
     DEFAULTS = {"hits": Factory(list), "matched": 0, "below_ids": Factory(list), "excluded_ids": Factory(dict),
                 "excluded_counts": Factory(dict), "filters": Factory(dict), "accounting": "full", "ids_listed": True,
-                "partial": 0, "partial_exact": True, "channels": None}
+                "partial": 0, "partial_exact": True}
     query: str | None
     hits: list[RecallHit]  # what is shown
     matched: int  # notes that passed every filter (hits + below the cutoff)
@@ -55,7 +55,6 @@ class RecallResult(Record):
     ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
     partial: int  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
     partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
-    channels: dict | None  # fused recall: {"lexical": ranked ids, "semantic": ranked ids}; None: lexical only
     usage_warning: str | None = None  # set by `Memory.recall` when the usage log could not be written
 
     @property
@@ -125,5 +124,4 @@ class RecallResult(Record):
                          "ids_listed": self.ids_listed},
             "summary": self.footer(terms), "hint": self.hint, "counted": self.counted, "partial": self.partial,
             "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
-            "channels": sorted(self.channels) if self.channels else ["lexical"],
         }
