@@ -4,39 +4,13 @@ account (`ReadResult`), and how it is cut to a size (`cut_to`). How it is render
 
 from __future__ import annotations
 
+from ...base.pack_parts import ModuleResult
 from ...base.records import Record, field
 from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET
 
 TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
 if TYPE_CHECKING:
     from ...base.pack_parts import Omission, Section
-
-
-class ModuleResult(Record):
-    """One module considered for the pack: what happened to it (`disposition`: loaded, skipped,
-    missing-required or missing-optional) and why (`reason`, a code; `detail`: which heading, glob
-    or flag routed it, or why not); for a loaded module its packed `text`, `tokens` and `budget`,
-    and the refs and source lines of the units its budget left out."""
-
-    module: str
-    disposition: str
-    reason: str
-    required: bool = False
-    detail: str = ""
-    tokens: int | None = None
-    budget: int | None = None
-    omitted: list[str] = field(default_factory=list)
-    omitted_lines: list[int] = field(default_factory=list)
-    oversized: bool = False
-    text: str | None = None
-
-    def to_dict(self) -> dict:
-        return {
-            "module": self.module, "disposition": self.disposition, "reason": self.reason,
-            "required": self.required, "detail": self.detail, "tokens": self.tokens,
-            "budget": self.budget, "omitted": list(self.omitted), "omitted_lines": list(self.omitted_lines),
-            "oversized": self.oversized,
-        }
 
 
 class ReadResult(Record):

@@ -14,8 +14,7 @@ TYPE_CHECKING = False  # not `typing`'s: importing it costs `read` at start-up
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ...base.pack_parts import Omission, Section
-    from .context_pack import ModuleResult
+    from ...base.pack_parts import ModuleResult, Omission, Section
 
 LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "missing-required", "missing-optional"
 OMITTED_BY_BUDGET = "omitted-by-budget"
