@@ -29,3 +29,30 @@ class Section(Record):
     omitted: list[Omission] = field(default_factory=list)
     oversized: bool = False
     note_ids: list[str] = field(default_factory=list)
+
+
+class ModuleResult(Record):
+    """One module considered for the pack: what happened to it (`disposition`: loaded, skipped,
+    missing-required or missing-optional) and why (`reason`, a code; `detail`: which heading, glob
+    or flag routed it, or why not); for a loaded module its packed `text`, `tokens` and `budget`,
+    and the refs and source lines of the units its budget left out."""
+
+    module: str
+    disposition: str
+    reason: str
+    required: bool = False
+    detail: str = ""
+    tokens: int | None = None
+    budget: int | None = None
+    omitted: list[str] = field(default_factory=list)
+    omitted_lines: list[int] = field(default_factory=list)
+    oversized: bool = False
+    text: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "module": self.module, "disposition": self.disposition, "reason": self.reason,
+            "required": self.required, "detail": self.detail, "tokens": self.tokens,
+            "budget": self.budget, "omitted": list(self.omitted), "omitted_lines": list(self.omitted_lines),
+            "oversized": self.oversized,
+        }

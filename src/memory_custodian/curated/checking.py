@@ -17,7 +17,7 @@ import re
 
 from ..base import fsutil
 from ..base.errors import CustodianError
-from ..base.records import Factory, Record
+from ..base.records import Record, field
 from .manifest.routing import (
     CANONICAL_TASKS,
     KNOWN_SECTIONS,
@@ -38,7 +38,11 @@ SUPPORTED_PROTOCOLS = ("0.5",)
 class Finding(Record):
     """One finding; `file` is relative to the project root, `line` 1-based or None."""
 
-    FIELDS = ("severity", "code", "file", "line", "message")
+    severity: str
+    code: str
+    file: str
+    line: int | None
+    message: str
 
     def to_dict(self) -> dict:
         return {"severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
@@ -50,8 +54,9 @@ class Finding(Record):
 
 
 class CheckResult(Record):
-    FIELDS = ("memory_dir", "findings", "files_checked")
-    DEFAULTS = {"findings": Factory(list), "files_checked": 0}
+    memory_dir: str
+    findings: list[Finding] = field(default_factory=list)
+    files_checked: int = 0
 
     @property
     def problems(self) -> list[Finding]:
@@ -128,8 +133,8 @@ def check_memory(memory) -> CheckResult:
         from .manifest.routing import manifest_errors
         from .pack.reading import curated_files
 
-        for code, line, message in manifest_errors(manifest, curated_files(memory_dir)):
-            add(Finding(PROBLEM, code, f("manifest.md"), line, message))
+        for code, at, message in manifest_errors(manifest, curated_files(memory_dir)):
+            add(Finding(PROBLEM, code, f("manifest.md"), at, message))
         _check_manifest(manifest, memory_dir, texts, add, f)
     _check_sizes(manifest, texts, add, f)
     from .pack.reading import interrupted_write
@@ -309,7 +314,12 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
 
 
 class FileStatus(Record):
-    FIELDS = ("name", "tokens", "budget", "entries", "kind", "over_budget")
+    name: str
+    tokens: int
+    budget: int | None
+    entries: int
+    kind: str
+    over_budget: bool
 
     def to_dict(self) -> dict:
         return {"name": self.name, "tokens": self.tokens, "budget": self.budget, "entries": self.entries,
@@ -320,9 +330,14 @@ class StatusResult(Record):
     """`problems` are the one-line findings that make `status` exit 1, as in MemoryCustodian 0.9.1;
     `ledger`: {"shards", "bytes", "mirror"} of the ledger tier (the mirror is generated, not a curated file)."""
 
-    FIELDS = ("memory_dir", "protocol_version", "files", "inbox_items", "archive_files", "missing_core", "problems",
-              "ledger")
-    DEFAULTS = {"problems": Factory(list), "ledger": None}
+    memory_dir: str
+    protocol_version: str | None
+    files: list[FileStatus]
+    inbox_items: int
+    archive_files: int
+    missing_core: list[str]
+    problems: list[str] = field(default_factory=list)
+    ledger: dict[str, None | int] | None = None
 
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "protocol_version": self.protocol_version,

@@ -103,13 +103,16 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
         lines = insert_section(lines, block[:-1], ("optional rules", "optional profiles", "area-specific memory",
                                                      "explicit only", "context budget"))
         found = _section(lines, INDEX_HEADING[3:].casefold())
+        assert found is not None  # the section was just inserted
     start, end = found
     sub_heading = SUBSECTIONS[kind]
     sub_start = next((i for i in range(start + 1, end) if lines[i].strip().casefold() == sub_heading.casefold()), None)
     if sub_start is None:
         at = _content_end(lines, start, end)
         lines = lines[:at] + ["", sub_heading, NONE_ENABLED] + lines[at:]
-        start, end = _section(lines, INDEX_HEADING[3:].casefold())
+        found = _section(lines, INDEX_HEADING[3:].casefold())
+        assert found is not None  # only a subsection was inserted into it
+        start, end = found
         sub_start = next(i for i in range(start + 1, end) if lines[i].strip().casefold() == sub_heading.casefold())
     sub_end = next((i for i in range(sub_start + 1, end) if lines[i].startswith("### ")), end)
 

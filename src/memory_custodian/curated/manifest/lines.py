@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from . import globs
 from .routing import (
     ACTIVATIONS,
@@ -21,6 +21,12 @@ from .routing import (
     canonical_task,
     validate_route_path,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs `read` at start-up
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from .routing import Manifest, TaskSection
 
 # Patterns as strings: `re` compiles (and caches) only the ones a manifest actually needs; the
 # lines every manifest has are read with plain string operations (start-up time of `read`).
@@ -37,11 +43,15 @@ class Cursor(Record):
     bullets are required, the module kind of the current `### Enabled …` subsection, and the
     sections and kinds seen so far."""
 
-    FIELDS = ("manifest", "section", "task", "required", "kind", "seen_sections", "seen_kinds")
-    DEFAULTS = {"section": None, "task": None, "required": True, "kind": None, "seen_sections": Factory(set),
-                "seen_kinds": Factory(set)}
+    manifest: Manifest
+    section: str | None = None
+    task: TaskSection | None = None
+    required: bool = True
+    kind: str | None = None
+    seen_sections: set[str] = field(default_factory=set)
+    seen_kinds: set[str] = field(default_factory=set)
 
-    def fail(self, number: int, message: str):
+    def fail(self, number: int, message: str) -> NoReturn:
         raise InvalidInput(message, path=self.manifest.path, line=number)
 
 

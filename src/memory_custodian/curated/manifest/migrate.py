@@ -175,13 +175,14 @@ def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
 class MigrateResult(PlanResult):
     """A migrate plan: the protocol version it brings the manifest to and the `steps` it takes."""
 
-    FIELDS = PlanResult.FIELDS + ("protocol_version", "steps")
+    protocol_version: str
+    steps: list[str]
 
 
 def build_plan(memory_dir) -> Plan:
     reader = Reader(memory_dir)
     path = reader.path_of("manifest.md")
-    text = reader.read("manifest.md")
+    text = reader.required("manifest.md")
     new, changes = _protocol(text, path)
     new, more = _routes(new, path)
     changes += more

@@ -76,7 +76,7 @@ def parse_manifest(text: str, path: str = "manifest.md", *, complete: bool = Fal
             continue
         if line.startswith("## "):
             _open_section(cursor, line, number)
-            reader = LINE_READERS.get(cursor.section)
+            reader = LINE_READERS.get(cursor.section or "")
         elif line.startswith("# "):
             cursor.section = cursor.task = reader = None
         elif line.startswith("### "):

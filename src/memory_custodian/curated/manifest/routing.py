@@ -7,7 +7,7 @@ The parser that fills these records is `manifest.py`; the format is described th
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from . import globs
 
 CANONICAL_TASKS = ("general", "planning", "implementation", "artifact", "preferences", "history", "maintenance")
@@ -125,14 +125,18 @@ def validate_route_path(value: str) -> str:
 # Route, TaskSection and BudgetEntry assign their fields directly: `read` parses the manifest at
 # every session start, and Record's generic init would make that parse a quarter slower.
 class Route(Record):
-    FIELDS = ("module", "required", "line")
+    module: str
+    required: bool
+    line: int
 
     def __init__(self, module: str, required: bool, line: int):
         self.module, self.required, self.line = module, required, line
 
 
 class TaskSection(Record):
-    FIELDS = ("heading", "line", "routes")
+    heading: str
+    line: int
+    routes: list[Route]
 
     def __init__(self, heading: str, line: int, routes: list | None = None):
         self.heading, self.line, self.routes = heading, line, [] if routes is None else routes
@@ -143,8 +147,13 @@ class IndexEntry(Record):
 
     `kind` is rules, profiles or areas; `paths` and `tasks` are tuples."""
 
-    FIELDS = ("module", "kind", "line", "description", "paths", "tasks", "activation")
-    DEFAULTS = {"description": "", "paths": (), "tasks": (), "activation": None}
+    module: str
+    kind: str
+    line: int
+    description: str = ""
+    paths: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    activation: str | None = None
 
     @property
     def slug(self) -> str:
@@ -163,7 +172,11 @@ class IndexEntry(Record):
 class BudgetEntry(Record):
     """One `## Context budget` line. `tokens` None is a note (no override) unless `unbudgeted`."""
 
-    FIELDS = ("key", "tokens", "line", "note", "unbudgeted")
+    key: str
+    tokens: int | None
+    line: int
+    note: str
+    unbudgeted: bool
 
     def __init__(self, key: str, tokens: int | None, line: int, note: str = "", unbudgeted: bool = False):
         self.key, self.tokens, self.line, self.note, self.unbudgeted = key, tokens, line, note, unbudgeted
@@ -180,10 +193,17 @@ class Manifest(Record):
     Protocol` fields; `sections` the H2 headings (casefolded) with their lines; `lookalikes` is
     (line, heading, imitated section, U+XXXX); `warnings` is (line, message) for ignored lines."""
 
-    FIELDS = ("path", "always", "task_sections", "index", "explicit_only", "budgets", "ledger_budgets",
-              "metadata", "sections", "lookalikes", "warnings")
-    DEFAULTS = {name: Factory(list) for name in FIELDS[1:]}
-    DEFAULTS.update(ledger_budgets=Factory(dict), metadata=Factory(dict))
+    path: str
+    always: list[Route] = field(default_factory=list)
+    task_sections: list[TaskSection] = field(default_factory=list)
+    index: list[IndexEntry] = field(default_factory=list)
+    explicit_only: list[str] = field(default_factory=list)
+    budgets: list[BudgetEntry] = field(default_factory=list)
+    ledger_budgets: dict[str, int] = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
+    sections: list[tuple[str, int]] = field(default_factory=list)
+    lookalikes: list[tuple[int, str, str, str]] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)
 
     def task_section(self, task: str) -> TaskSection | None:
         """The first `### ` task heading serving `task` (any alias), as 0.9.1 picks it."""
@@ -271,7 +291,7 @@ class Manifest(Record):
         """
         present = {name for name, _ in self.sections}
         imitated = {known for _, _, known, _ in self.lookalikes}
-        out = []
+        out: list[tuple[str, int | None, str]] = []
         for name in ROUTING_SECTIONS:
             if name in present:
                 continue

@@ -4,41 +4,30 @@ account (`ReadResult`), and how it is cut to a size (`cut_to`). How it is render
 
 from __future__ import annotations
 
-from ...base.records import Factory, Record
+from ...base.pack_parts import ModuleResult
+from ...base.records import Record, field
 from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET
 
 TYPE_CHECKING = False  # the idiom without importing typing, which `read` cannot afford at start-up
 if TYPE_CHECKING:
-    pass
-
-
-class ModuleResult(Record):
-    """One module considered for the pack: what happened to it (`disposition`: loaded, skipped,
-    missing-required or missing-optional) and why (`reason`, a code; `detail`: which heading, glob
-    or flag routed it, or why not); for a loaded module its packed `text`, `tokens` and `budget`,
-    and the refs and source lines of the units its budget left out."""
-
-    FIELDS = ("module", "disposition", "reason", "required", "detail", "tokens", "budget", "omitted",
-              "omitted_lines", "oversized", "text")
-    DEFAULTS = {"required": False, "detail": "", "tokens": None, "budget": None, "omitted": Factory(list),
-                "omitted_lines": Factory(list), "oversized": False, "text": None}
-
-    def to_dict(self) -> dict:
-        return {
-            "module": self.module, "disposition": self.disposition, "reason": self.reason,
-            "required": self.required, "detail": self.detail, "tokens": self.tokens,
-            "budget": self.budget, "omitted": list(self.omitted), "omitted_lines": list(self.omitted_lines),
-            "oversized": self.oversized,
-        }
+    from ...base.pack_parts import Omission, Section
 
 
 class ReadResult(Record):
     """The context pack (`rendered`) and the account of how it was built: the modules considered,
     the ledger's `sections`, every `omissions` record and the warnings."""
 
-    FIELDS = ("task", "canonical_task", "task_heading", "inputs", "modules", "sections", "omissions", "warnings",
-              "rendered", "names_only", "problems")
-    DEFAULTS = {"names_only": False, "problems": Factory(list)}
+    task: str
+    canonical_task: str
+    task_heading: str | None
+    inputs: dict[str, str | list[str] | None]
+    modules: list[ModuleResult]
+    sections: list[Section]
+    omissions: list[Omission]
+    warnings: list[str]
+    rendered: str
+    names_only: bool = False
+    problems: list[str] = field(default_factory=list)
 
     @property
     def loaded(self) -> list[str]:
@@ -106,7 +95,7 @@ class ReadResult(Record):
             "oversized": self.oversized,
             "omitted": self.omitted_counts,
             "omissions": [{"module": o.module, "ref": o.ref, "reason": o.reason} for o in self.omissions],
-            "packed": {m.module: m.text + "\n" for m in self.modules if m.disposition == LOADED},
+            "packed": {m.module: (m.text or "") + "\n" for m in self.modules if m.disposition == LOADED},
             "sections": [
                 {"name": s.name, "tokens": s.tokens, "budget": s.budget, "oversized": s.oversized,
                  "note_ids": list(s.note_ids), "text": s.text}
@@ -125,8 +114,9 @@ class ReadResult(Record):
                + (f" (manifest heading: {self.task_heading})" if self.task_heading else " (always-load only)"),
                f"Tokens: {self.tokens} in all"]
         for key in ("paths", "areas", "profiles", "rules"):
-            if self.inputs.get(key):
-                out.append(f"{key.capitalize()}: {', '.join(self.inputs[key])}")
+            listed = self.inputs.get(key)
+            if listed:
+                out.append(f"{key.capitalize()}: {', '.join(listed)}")
         if self.inputs.get("query"):
             out.append(f"Query: {self.inputs['query']}")
         out.append("Modules considered:")

@@ -24,13 +24,18 @@ class PackPart(Record):
     `(text, ref, note id or None)`, exact slices of the pack's text, so a cut block reads as the
     same block with its tail removed. `rank` orders the cut: lower ranks are kept first."""
 
-    FIELDS = ("title", "lead", "entries", "rank")
+    title: str
+    lead: str
+    entries: list[tuple[str, str, str | None]]
+    rank: int
 
 
 class CutPack(Record):
     """The pack as sent: `text` (framed, at most the limit) and the ledger notes it shows in it."""
 
-    FIELDS = ("text", "note_ids", "cut")
+    text: str
+    note_ids: list[str]
+    cut: bool
 
 
 def rank_of(title: str) -> int:
@@ -97,7 +102,7 @@ def _parts(result) -> list[PackPart]:
         if module.disposition != "loaded" or not (module.text or "").strip():
             continue
         doc = split_units(module.text)
-        entries = [(unit.text, unit.ref, None) for unit in doc.units]
+        entries: list[tuple[str, str, str | None]] = [(unit.text, unit.ref, None) for unit in doc.units]
         parts.append(PackPart(module.module, f"## {module.module}\n\n{doc.preamble}", entries, rank_of(module.module)))
     for section in result.sections:
         if section.text.strip():
@@ -108,8 +113,9 @@ def _parts(result) -> list[PackPart]:
 
 def _note_entries(text: str, note_ids: list[str]) -> list[tuple[str, str, str | None]]:
     """A ledger section's text split at each note's `[#id]` line; one entry if a note cannot be found."""
-    whole = [(text, ", ".join(f"#{i}" for i in note_ids) or text.split("\n", 1)[0], None)]
-    starts, at = [], 0
+    whole: list[tuple[str, str, str | None]] = [(text, ", ".join(f"#{i}" for i in note_ids) or text.split("\n", 1)[0], None)]
+    starts: list[int] = []
+    at = 0
     for note_id in note_ids:
         found = text.find(f"[#{note_id}]", at)
         while found > 0 and text[found - 1] != "\n":

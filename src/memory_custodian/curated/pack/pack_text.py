@@ -10,6 +10,12 @@ Reason codes (JSON `modules[].reason`; the explain section prints them):
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not `typing`'s: importing it costs `read` at start-up
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...base.pack_parts import ModuleResult, Omission, Section
+
 LOADED, SKIPPED, MISSING_REQUIRED, MISSING_OPTIONAL = "loaded", "skipped", "missing-required", "missing-optional"
 OMITTED_BY_BUDGET = "omitted-by-budget"
 OMISSION_TEXT = {OMITTED_BY_BUDGET: "omitted by budget", "other-scope": "not loaded (scoped to another git branch)"}
@@ -22,7 +28,7 @@ def short_ref(ref: str, width: int = 60) -> str:
 
 
 def render_pack(task: str, canonical: str, modules: list[ModuleResult], sections: list[Section],
-                omissions: list[Omission], *, names_only: bool = False, warnings: list[str] = ()) -> str:
+                omissions: list[Omission], *, names_only: bool = False, warnings: Sequence[str] = ()) -> str:
     """The context pack: a header, each loaded file under its name, the ledger's sections, and what was left out."""
     blocks = [pack_head(task, canonical)]
     loaded = [m for m in modules if m.disposition == LOADED]
@@ -43,7 +49,7 @@ def pack_head(task: str, canonical: str) -> str:
 
 
 def pack_footer(modules: list[ModuleResult], sections: list[Section], omissions: list[Omission],
-                warnings: list[str] = ()) -> str:
+                warnings: Sequence[str] = ()) -> str:
     """The pack's `## Not loaded` and `## Warnings` blocks ("" when there is nothing to say)."""
     blocks = []
     notes = []

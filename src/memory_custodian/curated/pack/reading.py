@@ -333,7 +333,7 @@ CURATED_FOLDERS = ("", "rules", "profiles", "areas")
 
 def memory_files(memory_dir, folders=CURATED_FOLDERS) -> list[str]:
     """Every `.md` file in the memory folder and the given subfolders, folder by folder, names sorted."""
-    names = []
+    names: list[str] = []
     for folder in folders:
         directory = os.path.join(memory_dir, folder) if folder else memory_dir
         try:

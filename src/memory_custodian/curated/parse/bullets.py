@@ -21,7 +21,8 @@ DATE_HEADING_RE = re.compile(r"^## \d{4}-\d{2}-\d{2}[ \t]*$")
 class Item(Record):
     """One top-level bullet: its exact `lines` (endings kept), 0-based `start` index, and `key`."""
 
-    FIELDS = ("start", "lines")
+    start: int
+    lines: list[str]
 
     @property
     def label(self) -> str:

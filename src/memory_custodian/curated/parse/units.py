@@ -12,7 +12,7 @@ writer can drop or insert units and re-serialise without disturbing the rest of 
 
 from __future__ import annotations
 
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 
 SECTION = "section"
 BULLET = "bullet"
@@ -25,7 +25,11 @@ class Unit(Record):
     `kind` is section, bullet or body; `heading` the H2 text, or the bullet's / body's first line;
     `text` the exact source text, line endings included; `start_line`..`end_line` 1-based, inclusive."""
 
-    FIELDS = ("kind", "heading", "text", "start_line", "end_line")
+    kind: str
+    heading: str
+    text: str
+    start_line: int
+    end_line: int
 
     # a file splits into thousands of units: the generic Record init would double the split's time
     def __init__(self, kind: str, heading: str, text: str, start_line: int, end_line: int):
@@ -47,8 +51,11 @@ class Document(Record):
     `mode` section, bullet, body or empty; `unclosed_fence_line` the 1-based line of a fence that never
     closes, or None."""
 
-    FIELDS = ("preamble", "units", "source", "mode", "unclosed_fence_line")
-    DEFAULTS = {"source": "", "mode": BODY, "unclosed_fence_line": None}
+    preamble: str
+    units: list[Unit]
+    source: str = ""
+    mode: str = BODY
+    unclosed_fence_line: int | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -144,6 +151,7 @@ def _boundaries(text: str, marker: str, mask: list[bool] | None, lines: list[str
             offsets.append(at + 1)
             at = text.find("\n" + marker, at + 1)
         return offsets
+    assert lines is not None  # a mask is made from the lines
     offsets, pos = [], 0
     for line, fenced in zip(lines, mask):
         if not fenced and line.startswith(marker):
@@ -169,7 +177,7 @@ def split_units(text: str) -> Document:
         # no boundaries: the whole file is one body unit, so there is no preamble to keep apart
         unit = Unit(BODY, _first_line(text), text, 1, _line_count(text))
         return Document(preamble="", units=[unit], source=text, mode=BODY, unclosed_fence_line=unclosed)
-    units = []
+    units: list[Unit] = []
     append = units.append
     find, count = text.find, text.count
     skip = 3 if mode == SECTION else 2
@@ -232,8 +240,12 @@ class Packed(Record):
     then any entries a fence that never closes hid inside it, so counts and names are complete.
     """
 
-    FIELDS = ("text", "chosen", "omitted", "oversized", "tokens", "omitted_entries")
-    DEFAULTS = {"omitted_entries": Factory(list)}
+    text: str
+    chosen: list[Unit]
+    omitted: list[Unit]
+    oversized: bool
+    tokens: int
+    omitted_entries: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _exceeds(text: str, budget: int) -> bool:

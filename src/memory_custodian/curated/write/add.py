@@ -33,6 +33,10 @@ from .entries import (
 )
 from .plans import Plan, PlanResult, Reader
 
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def resolve_target(kind: str, name: str | None, area: str | None) -> str:
     if kind not in TYPES:
@@ -90,7 +94,11 @@ class AddResult(PlanResult):
     """An added entry: its `path` and `type`, whether it was a `duplicate` (nothing written), the
     target's `budget` (`{"path", "tokens", "budget", "percent"}`) and any budget `warnings`."""
 
-    FIELDS = PlanResult.FIELDS + ("path", "type", "duplicate", "budget", "warnings")
+    path: str
+    type: str
+    duplicate: bool
+    budget: dict[str, Any]  # {"path", "tokens", "budget", "percent"}
+    warnings: list[str]
 
 
 def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str | None, name: str | None,
@@ -104,12 +112,11 @@ def build_plan(memory_dir, text: str, kind: str, reasons: list[str], scope: str 
     entry = _entry_for(kind, text, reasons, scope, date, allow_long, title)
     reader = Reader(memory_dir)
     manifest_path = reader.path_of("manifest.md")
-    manifest_text = reader.read("manifest.md")
+    manifest_text = reader.required("manifest.md")
     manifest = parse_manifest(manifest_text, manifest_path)
-    base = reader.read(target)
-    created = base is None
-    if created:
-        base = module_template(target, date, memory_rel)
+    found = reader.read(target)
+    created = found is None
+    base = module_template(target, date, memory_rel) if found is None else found
 
     out: dict[str, str] = {}
     lines: list[str] = []

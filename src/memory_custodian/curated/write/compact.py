@@ -13,17 +13,21 @@ from __future__ import annotations
 import os
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from ...base.tokens import estimate_tokens
 from ..manifest import index_edit
 from ..manifest.reader import parse_manifest
-from ..manifest.routing import MODULE_KINDS
+from ..manifest.routing import MODULE_KINDS, Manifest
 from ..parse.bullets import drop_items, split_items, tombstone_keys
 from ..parse.files import curated_files
-from ..parse.units import serialize, split_units
+from ..parse.units import Document, Unit, serialize, split_units
 from .entries import DECISION_ENTRY_BUDGET, NO_CANDIDATES, changelog_add, long_decisions, module_template
 from .forget import topic_pattern
 from .plans import Plan, PlanResult, Reader
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 BULLET_FILES = ("constraints.md", "preferences.md")
 ARCHIVE_FILES = ("decisions.md", "changelog.md")
@@ -66,7 +70,11 @@ def compact_inbox(text: str, tombstones: str) -> tuple[str, list[str], list[str]
     patterns = [topic_pattern(k) for k in sorted(keys) if "\n" not in k]
     lines, items = split_items(text)
     seen: set[str] = set()
-    dupes, stoned, left, flagged, dropped = [], [], [], [], []
+    dupes: list[str] = []
+    stoned: list[str] = []
+    left: list[str] = []
+    flagged: list[str] = []
+    dropped: list = []
     for item in items:
         key = item.key
         if key in seen or key in keys:
@@ -85,14 +93,15 @@ def compact_inbox(text: str, tombstones: str) -> tuple[str, list[str], list[str]
     return new, dupes, stoned, left, flagged
 
 
-def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
+def split_for_budget(text: str, budget: int) -> tuple[list[Unit], list[Unit], int, Document]:
     """(kept units, archived units, total tokens, document): keep from the top while the file fits its budget."""
     doc = split_units(text)
     total = estimate_tokens(text)
     if doc.mode != "section" or total <= budget:
         return doc.units, [], total, doc
     used = estimate_tokens(doc.preamble)
-    kept, archived = [], []
+    kept: list[Unit] = []
+    archived: list[Unit] = []
     for index, unit in enumerate(doc.units):
         cost = estimate_tokens(unit.text)
         if used + cost > budget and kept:
@@ -106,10 +115,16 @@ def split_for_budget(text: str, budget: int) -> tuple[list, list, int, object]:
 class Compaction(Record):
     """What a compact plan collects while it goes through the files."""
 
-    FIELDS = ("reader", "manifest", "date", "archive_oldest", "targeted", "out", "lines", "review",
-              "changelog_messages", "refusals")
-    DEFAULTS = {"targeted": False, "out": Factory(dict), "lines": Factory(list), "review": Factory(list),
-                "changelog_messages": Factory(list), "refusals": Factory(list)}
+    reader: Reader
+    manifest: Manifest
+    date: str
+    archive_oldest: bool
+    targeted: bool = False
+    out: dict[str, str | None] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    review: list[dict[str, str]] = field(default_factory=list)
+    changelog_messages: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
 
     def text_of(self, rel: str) -> str | None:
         """The file as this plan leaves it so far."""
@@ -119,13 +134,14 @@ class Compaction(Record):
 class CompactResult(PlanResult):
     """A compact plan: what it found in each file (`files`) and the items left for a person to review."""
 
-    FIELDS = PlanResult.FIELDS + ("files", "review", "refusals")
-    DEFAULTS = {"refusals": Factory(list)}
+    files: list[dict[str, Any]]
+    review: list[dict[str, str]]
+    refusals: list[str] = field(default_factory=list)
 
 
 def build_plan(memory_dir, target: str | None, date: str, archive_oldest: bool, memory_rel: str) -> Plan:
     reader = Reader(memory_dir)
-    manifest_text = reader.read("manifest.md")
+    manifest_text = reader.required("manifest.md")
     manifest = parse_manifest(manifest_text, reader.path_of("manifest.md"))
     work = Compaction(reader, manifest, date, archive_oldest, targeted=target is not None)
     files_info = [_compact_file(work, rel) for rel in _targets(memory_dir, reader, target)]

@@ -33,7 +33,7 @@ VALID = ("preferences, changelog, rules, profiles, archive, rules/NAME, profiles
 SINGULAR = {"rule": "rules", "profile": "profiles", "area": "areas"}
 
 
-def parse_module(module: str) -> tuple[str, str | None]:
+def parse_module(module: str) -> tuple[str, str]:
     """('simple', key) or (folder, 'folder/name.md')."""
     raw = (module or "").strip().strip("/")
     if raw.endswith(".md") and "/" not in raw:
@@ -57,19 +57,20 @@ def module_edits(text: str, module: str, paths: tuple[str, ...] = (), descriptio
 class EnableResult(PlanResult):
     """An enabled module and the paths that route to it (areas only)."""
 
-    FIELDS = PlanResult.FIELDS + ("module", "paths")
+    module: str
+    paths: list[str]
 
 
-def build_plan(memory_dir, module: str, paths: list[str], date: str, memory_rel: str) -> Plan:
+def build_plan(memory_dir, module: str, paths_given: list[str], date: str, memory_rel: str) -> Plan:
     kind, key = parse_module(module)
-    paths = tuple(dict.fromkeys(globs.validate_glob(p.strip()) for p in paths or ()))
+    paths = tuple(dict.fromkeys(globs.validate_glob(p.strip()) for p in paths_given or ()))
     for path in paths:  # a path glob is written into manifest.md, so it is a door like any text
         refuse_secrets(path, "the path")
     if paths and kind != "areas":
         raise InvalidInput("{field} applies to areas only, such as: enable areas/store {field} 'src/store/**'",
                            field="paths")
     reader = Reader(memory_dir)
-    manifest_text = reader.read("manifest.md")
+    manifest_text = reader.required("manifest.md")
     parse_manifest(manifest_text, reader.path_of("manifest.md"))
     out: dict[str, str] = {}
     lines: list[str] = []

@@ -201,10 +201,8 @@ def prepend_dated_section(text: str, date: str, item: str, *, drop_line: str | N
     return prepend_entry(text, f"## {date}\n{bullet_entry(item)}")
 
 
-def changelog_add(text: str | None, message: str, date: str) -> str | None:
-    """The changelog with `message` recorded today, or None when the changelog is not enabled."""
-    if text is None:
-        return None
+def changelog_add(text: str, message: str, date: str) -> str:
+    """The changelog with `message` recorded today (a caller without one has no changelog enabled)."""
     return prepend_dated_section(text, date, message)
 
 

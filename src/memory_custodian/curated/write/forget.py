@@ -16,7 +16,7 @@ import os
 import re
 
 from ...base.errors import InvalidInput, Refused
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from ..parse.files import curated_files
 from ..parse.units import make_unit, serialize, split_units
 from .entries import changelog_add, module_template, prepend_entry, title_of
@@ -51,8 +51,9 @@ class Removal(Record):
 
 
 class FileResult(Record):
-    FIELDS = ("path", "new_text", "removals")
-    DEFAULTS = {"removals": Factory(list)}
+    path: str
+    new_text: str
+    removals: list[Removal] = field(default_factory=list)
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -62,7 +63,9 @@ def _line_of(text: str, offset: int) -> int:
 class Blocked(Record):
     """A mention forget cannot remove as a whole entry: a person rewrites that line first."""
 
-    FIELDS = ("path", "line", "where")
+    path: str
+    line: int
+    where: str
 
     def text(self) -> str:
         return (f"the topic appears in {self.where}, which forget cannot remove as a whole entry — rewrite that "
@@ -106,6 +109,7 @@ def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
         raise _blocked(rel, _line_of(doc.preamble, pre.start()), "the file's preamble")
     if doc.mode == "body":
         hit = pattern.search(text)
+        assert hit is not None  # searched for above
         raise _blocked(rel, _line_of(text, hit.start()), "a file without entries (no `## ` sections or `- ` bullets)")
     kept = []
     for unit in doc.units:
@@ -114,6 +118,7 @@ def _forget_in_text(rel: str, text: str, pattern: re.Pattern) -> FileResult:
             continue
         if not _is_tombstone(rel, unit):
             hit = pattern.search(unit.text)
+            assert hit is not None  # searched for above
             raise _blocked(rel, unit.start_line + unit.text.count("\n", 0, hit.start()),
                            "a section of do-not-use.md that is not a tombstone")  # no heading: it may name the topic
         if rel in DATED_BULLET_FILES and unit.kind == "section" and _DATE_RE.match(unit.heading):
@@ -174,9 +179,15 @@ class ForgetResult(PlanResult):
     purge), whether the match is broad and still needs `allow_broad_match`, the mentions it does not
     reach (archive, ledger) and `notes` saying where the topic may still be."""
 
-    FIELDS = PlanResult.FIELDS + ("mode", "removed_entries", "files", "needs_allow_broad_match", "broad_match",
-                                  "archive_mentions", "ledger_mentions", "notes", "blocked")
-    DEFAULTS = {"blocked": Factory(list)}
+    mode: str
+    removed_entries: int
+    files: list[dict[str, list[dict] | str]]
+    needs_allow_broad_match: bool
+    broad_match: bool
+    archive_mentions: int
+    ledger_mentions: int
+    notes: list[str]
+    blocked: list[dict[str, int | str]] = field(default_factory=list)
 
 
 def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: bool) -> Plan:
@@ -187,8 +198,8 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
     if not private:
         _refuse_secret_topic(topic)
     reader = Reader(memory_dir)
-    manifest_text = reader.read("manifest.md")
-    hit = pattern.search(manifest_text or "")
+    manifest_text = reader.required("manifest.md")
+    hit = pattern.search(manifest_text)
     blocked = [Blocked("manifest.md", _line_of(manifest_text, hit.start()), "the manifest")] if hit else []
     # a soft forget keeps the topic in do-not-use.md by design (its tombstone names it), so as in
     # 0.9.1 it neither scans nor changes the tombstones already there
@@ -286,7 +297,7 @@ def _where(rm: Removal) -> str:
 
 
 def _removal_dict(rm: Removal, private: bool) -> dict:  # the fingerprint stays out of previews
-    out = {"start_line": rm.start_line, "end_line": rm.end_line}
+    out: dict[str, int | str] = {"start_line": rm.start_line, "end_line": rm.end_line}
     if not private:
         out["heading"] = rm.heading
     return out

@@ -9,19 +9,28 @@ from __future__ import annotations
 import os
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from . import templates
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class InitResult(Record):
     """What `init` did; paths are relative to the project root. `gitattributes` is created, updated
     or unchanged; `agents` is what the agent installer reported, when `init` was asked for it."""
 
-    FIELDS = ("memory_dir", "created", "kept", "gitattributes", "agents", "repaired", "replaced", "overwrites",
-              "applied", "merge_drivers")
-    DEFAULTS = {"created": Factory(list), "kept": Factory(list), "gitattributes": "unchanged", "agents": None,
-                "repaired": Factory(list), "replaced": Factory(list), "overwrites": Factory(list), "applied": True,
-                "merge_drivers": None}
+    memory_dir: str
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    gitattributes: str = "unchanged"
+    agents: dict[str, Any] | None = None
+    repaired: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    overwrites: list[str] = field(default_factory=list)
+    applied: bool = True
+    merge_drivers: str | None = None
 
     def to_dict(self) -> dict:
         agents = self.agents

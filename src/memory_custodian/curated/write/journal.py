@@ -49,7 +49,9 @@ class Change(Record):
     """One file's new state: `path` relative to the memory folder (POSIX), `new` its full text or None
     to delete it, `old_digest` the digest of the bytes the plan was built from (or ABSENT)."""
 
-    FIELDS = ("path", "new", "old_digest")
+    path: str
+    new: str | None
+    old_digest: str
 
     @property
     def action(self) -> str:

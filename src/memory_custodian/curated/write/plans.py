@@ -13,9 +13,13 @@ import json
 import os
 
 from ...base import fsutil
-from ...base.errors import Conflict, InvalidInput
-from ...base.records import Factory, Record
+from ...base.errors import Conflict, InvalidInput, NotFound
+from ...base.records import Record, field
 from .journal import ABSENT, Change, digest_text
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 PLAN_ID_LENGTH = 12
 
@@ -61,6 +65,14 @@ class Reader:
         self._cache[rel] = text
         return text
 
+    def required(self, rel: str) -> str:
+        """The text of a file the command cannot do without (the manifest); a missing one is NotFound."""
+        text = self.read(rel)
+        if text is None:
+            raise NotFound("is missing; nothing was changed — run {verb:init} to make the memory folder whole",
+                           path=self.path_of(rel))
+        return text
+
     def path_of(self, rel: str) -> str:
         return os.path.join(self.memory_dir, rel)
 
@@ -91,8 +103,11 @@ class Plan(Record):
     """`command` names it without private input ("forget --mode hard"); `inputs` maps each file read to
     its digest; `lines` is the human preview, one line each; `details` the extra JSON fields."""
 
-    FIELDS = ("command", "changes", "inputs", "lines", "details")
-    DEFAULTS = {"lines": Factory(list), "details": Factory(dict)}
+    command: str
+    changes: list[Change]
+    inputs: dict[str, str]
+    lines: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def effective(self) -> list[Change]:
@@ -131,7 +146,12 @@ class PlanResult(Record):
     (None if nothing), and the `command`; each command's subclass adds its own fields, filled from
     its plan's details. `to_dict()` is the JSON document `--format json` prints."""
 
-    FIELDS = ("applied", "changes", "plan", "plan_id", "recovered", "command")
+    applied: bool
+    changes: list[dict[str, str]]
+    plan: list[str]
+    plan_id: str
+    recovered: str | None
+    command: str
 
     def to_dict(self) -> dict:
         return self.as_dict()

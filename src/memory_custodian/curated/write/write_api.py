@@ -81,7 +81,10 @@ class PrivacyFinding(Record):
     """A credential-looking span in the memory folder: the file (relative to it), 1-based line and
     column, and what it looks like (`kind`) — never the value."""
 
-    FIELDS = ("path", "line", "column", "kind")
+    path: str
+    line: int
+    column: int
+    kind: str
 
     def to_dict(self) -> dict:
         return self.as_dict()
@@ -194,7 +197,7 @@ def check_privacy(memory) -> list:
     ledger = os.path.join(memory_dir, "ledger")
     if os.path.isdir(ledger):
         paths.extend(f"ledger/{name}" for name in sorted(os.listdir(ledger)) if name.endswith(".jsonl"))
-    findings = []
+    findings: list[PrivacyFinding] = []
     for rel in sorted(paths):
         text = fsutil.read_utf8(os.path.join(memory_dir, rel))
         findings.extend(PrivacyFinding(rel, f.line, f.column, f.kind) for f in scan(text))
