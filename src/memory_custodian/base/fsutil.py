@@ -277,13 +277,18 @@ def private_dir(path: str) -> str:
     return path
 
 
-def owner_only(path: str) -> None:
-    """Take group and other bits off an existing cache file (one an older version left 0644)."""
-    try:
-        if os.stat(path).st_mode & 0o077:
-            os.chmod(path, 0o600)
-    except FileNotFoundError:
-        pass
+def owner_only(path: str, *, create: bool = False, also: tuple[str, ...] = ()) -> None:
+    """Take group and other bits off a cache file (one an older version left 0644), and off the files
+    named `path` + each of `also`; `create` makes `path` (empty, 0600) if it is missing, as before
+    SQLite opens a database, whose -wal and -shm files SQLite then gives the same mode."""
+    if create:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (path, *(path + suffix for suffix in also)):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            pass
 
 
 def cache_dir(memory_dir) -> str:
