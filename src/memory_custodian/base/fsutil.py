@@ -202,15 +202,16 @@ def write_temp(path, data: str | bytes, *, mode: int | None = None, durable: boo
     directory, name = os.path.split(path)
     directory = directory or "."
     tmp = os.path.join(directory, temp_name(name))
+    private = mode is None and in_cache(directory)
     try:
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700 if private else 0o777, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as exc:  # a file stands where a folder must be
         raise InvalidInput(_NOT_A_FOLDER, path=str(path)) from exc
     except OSError as exc:
         raise disk_error(path, exc) from exc
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | BINARY,
-                     0o644 if mode is None else mode)
+                     (0o600 if private else 0o644) if mode is None else mode)
         try:
             view = memoryview(payload)
             while view:
@@ -262,6 +263,34 @@ def _real_cache(memory_dir) -> str:
     return cache
 
 
+def in_cache(path: str) -> bool:
+    """Whether `path` lies inside a memory folder's `.cache/`: what is written there is owner-only
+    (files 0600, folders 0700), since it holds every note's text, prompts and torn fragments."""
+    return f"{os.sep}{CACHE_DIR}{os.sep}" in os.path.abspath(path) + os.sep
+
+
+def private_dir(path: str) -> str:
+    """`path`, a folder under `.cache/`, made owner-only if missing (and made so if it was not)."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def owner_only(path: str, *, create: bool = False, also: tuple[str, ...] = ()) -> None:
+    """Take group and other bits off a cache file (one an older version left 0644), and off the files
+    named `path` + each of `also`; `create` makes `path` (empty, 0600) if it is missing, as before
+    SQLite opens a database, whose -wal and -shm files SQLite then gives the same mode."""
+    if create:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (path, *(path + suffix for suffix in also)):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            pass
+
+
 def cache_dir(memory_dir) -> str:
     """`.cache/`, made if missing: derived and private, owner-only, ignored by git."""
     cache = _real_cache(memory_dir)
@@ -278,7 +307,8 @@ def cache_dir(memory_dir) -> str:
     ignore = os.path.join(cache, ".gitignore")
     if not os.path.exists(ignore):
         try:
-            with open(ignore, "w", encoding="utf-8") as fh:
+            with os.fdopen(os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                           encoding="utf-8") as fh:
                 fh.write("*\n")
         except OSError as exc:
             raise disk_error(ignore, exc) from exc

@@ -34,6 +34,31 @@ def needles(*texts: str) -> list[bytes]:
     return sorted(out)
 
 
+OVERLAP = 8  # bytes of a forgotten text that mark a cache file as holding it
+TORN_PREFIX = 4  # bytes of a torn write's unfinished last value that mark it, when they begin a forgotten text
+
+
+class Overlap:
+    """Any part of the forgotten texts, in every byte form they take on disk: a cache file sharing
+    OVERLAP bytes with one of them holds the text (a torn fragment holds a piece of a line, never the
+    whole line), and so does a torn write whose unfinished last value begins one."""
+
+    def __init__(self, texts):
+        self.forms = sorted({form for text in texts if (text or "").strip() for form in (
+            text.encode("utf-8"), json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8"),
+            json.dumps(text)[1:-1].encode("ascii"))})
+        self.grams = {form[i:i + OVERLAP] for form in self.forms for i in range(len(form) - OVERLAP + 1)}
+
+    def found_in(self, data: bytes) -> bool:
+        grams, k = self.grams, OVERLAP
+        if grams and any(data[i:i + k] in grams for i in range(len(data) - k + 1)):
+            return True
+        if b'":"' not in data:
+            return False
+        tail = data.rsplit(b'":"', 1)[1]
+        return len(tail) >= TORN_PREFIX and b'"' not in tail and any(f.startswith(tail) for f in self.forms)
+
+
 def holds(path: str, marks: list[bytes]) -> bool:
     try:
         with open(path, "rb") as fh:
@@ -43,19 +68,59 @@ def holds(path: str, marks: list[bytes]) -> bool:
     return any(m in data for m in marks)
 
 
-def scrub_cache(cache: str, marks: list[bytes], index_files: tuple[str, ...]) -> list[str]:
-    """Drop the index files and every other cache file holding one of `marks`; the removed paths."""
+def scrub_cache(cache: str, marks: list[bytes], index_files: tuple[str, ...], texts=()) -> list[str]:
+    """Drop the index files and every other cache file holding one of `marks` or any part of `texts`
+    (`Overlap`); the removed paths."""
     removed = []
+    overlap = Overlap(texts) if texts else None
     for folder, dirs, files in os.walk(cache):
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(folder, name)
             if folder == cache and name in _KEEP_IN_CACHE:
                 continue
-            if (folder == cache and name.startswith(index_files)) or holds(path, marks):
+            if (folder == cache and name.startswith(index_files)) or holds(path, marks) or (
+                    overlap is not None and overlap.found_in(_read(path) or b"")):
                 os.unlink(path)
                 removed.append(path)
     return removed
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def scrub_cache_matching(cache: str, pattern, skip: tuple[str, ...] = ()) -> list[str]:
+    """Remove every cache file (but the lock, the export list and the files named `skip*`) whose text
+    `pattern` finds: a curated hard forget's topic kept in a session's last prompt or checkpoint."""
+    removed = []
+    if not os.path.isdir(cache):
+        return removed
+    for folder, dirs, files in os.walk(cache):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            if folder == cache and (name in _KEEP_IN_CACHE or (skip and name.startswith(skip))):
+                continue
+            data = _read(path)
+            if data is not None and pattern.search(_as_text(data)):
+                os.unlink(path)
+                removed.append(path)
+    return removed
+
+
+def _as_text(data: bytes) -> str:
+    """A file's text as the topic is matched against it: JSON string escapes undone."""
+    text = data.decode("utf-8", "replace")
+    if "\\u" in text:
+        import re
+
+        text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+    return text
 
 
 def remember_export(cache: str, target: str) -> None:

@@ -40,7 +40,7 @@ def _compiled(source: str, flags: int = 0) -> re.Pattern:
 
 # Placeholders people write in docs instead of a real value; they must pass.
 _PLACEHOLDER_SRC = r"""^(?:
-        <[^>]*> | \$\{\{[^}]*\}\} | \$\{[^}]*\} | \{[^{}]*\} | \$\(?[A-Za-z_][A-Za-z0-9_]*\)? | \{\{[^}]*\}\} | %\(?[A-Za-z_]*\)?s? |
+        <[^>]*> | \$\{\{[^}]*\}\} | \$\{[^}]*\} | \{[^{}]*\} | \$\([A-Za-z_][A-Za-z0-9_]*\) | \{\{[^}]*\}\} | %\(?[A-Za-z_]*\)?s? |
         \*+ | x+ | X+ | \.+ | -+ | _+ |
         (?i:password|passwd|pass|pwd|secret|changeme|example|redacted|placeholder|none|null|nil|
             true|false|undefined|empty|your[-_a-z]*|my[-_a-z]*|dummy|fake|test|todo|tbd|hidden|env|
@@ -118,13 +118,13 @@ def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
     value = value.strip()
     if len(value) < 4 or _compiled(_PLACEHOLDER_SRC, re.X).match(value) or _filler(value):
         return False
-    if value[0] in "$<[{%" or value[-1] in ">]}":
+    if value[0] in "<[{%" or value[-1] in ">]}" or ("$" in value and _references(value)):
         return False  # a reference or a fill-in: `$TOKEN`, `<password>`, `[PASSWORD]`, `%PW%`
     if quoted:
         return True
     # A bare word is code when it calls, indexes, dereferences or names a variable/env reference,
     # or a YAML tag, anchor, alias or block marker.
-    if any(ch in value for ch in "()[]{}$%<>") or value[0] in "!&*|":
+    if any(ch in value for ch in "()[]{}%<>") or value[0] in "!&*|":
         return False
     if env:
         return True
@@ -134,6 +134,27 @@ def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
     if re.fullmatch(r"[A-Za-z_][A-Za-z_.-]*", value):
         return False  # a bare name such as `password = user_password` or `secretKey: api-key`
     return True
+
+
+def _references(value: str) -> bool:
+    """Whether a `$` in `value` is a variable or command reference (`$DB_PASSWORD`, `${PW}`, `$(cat f)`,
+    a whole-value `$password`) rather than a character of the secret (`p$ssw0rd!Xy7`, `$ecretPa55w0rd`,
+    a Django key's `$`). A password-like name (letters of both cases and a digit) is a value, not a
+    variable: nobody names a variable `$ecretPa55w0rd`."""
+    for m in re.finditer(r"\$", value):
+        rest = value[m.end():]
+        if rest[:1] in ("{", "("):
+            return True
+        name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", rest)
+        if name is None:
+            continue  # `$` before a digit or a sign: a character (`p@$$w0rd`, `$1`)
+        word = name.group()
+        if word.isupper() and len(word) > 1:
+            return True  # `$HOME/x`, `pre$TOKEN`: an environment variable
+        whole = m.start() == 0 and name.end() == len(rest)
+        if whole and not (re.search(r"\d", word) and word.lower() != word and word.upper() != word):
+            return True  # `$password`, `$db_pass`: a shell, PHP or Perl variable
+    return False
 
 
 def _token_like(word: str) -> bool:

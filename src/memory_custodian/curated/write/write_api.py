@@ -122,9 +122,25 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
                 field="allow_broad_match",
             )
 
-    return _run_plan(memory, "forget", forget_mod.ForgetResult, lambda: forget_mod.build_plan(
+    result = _run_plan(memory, "forget", forget_mod.ForgetResult, lambda: forget_mod.build_plan(
         memory.memory_dir_str, topic, mode, today(), allow_broad_match), apply=apply, plan_id=plan_id,
         label=f"forget ({mode})", guard=guard)
+    if result.applied and mode != "soft":
+        _scrub_topic(memory.memory_dir_str, forget_mod.topic_pattern(topic))
+    return result
+
+
+def _scrub_topic(memory_dir: str, pattern) -> None:
+    """A hard forget leaves the topic in no cache file: the prompt hook keeps the user's last message
+    (quote binding, the checkpoint) in `.cache/sessions/`. The index holds the ledger, not these files."""
+    import os
+
+    from ...base import fsutil
+    from ...base.scrub import scrub_cache_matching
+
+    cache = os.path.join(memory_dir, fsutil.CACHE_DIR)
+    with fsutil.project_lock(memory_dir):
+        scrub_cache_matching(cache, pattern, skip=("index.sqlite",))
 
 
 def compact(memory, target: str | None = None, apply: bool = False, plan_id: str | None = None,

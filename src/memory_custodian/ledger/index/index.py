@@ -140,6 +140,7 @@ class Index:
         return db
 
     def _open(self) -> sqlite3.Connection:
+        fsutil.owner_only(self.path, create=True, also=("-wal", "-shm"))  # every note's text is in it
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
         # commit is caught up again from the shards), so skip the fsyncs.

@@ -92,7 +92,7 @@ def forget_attribution(events, locations, note_id: str) -> str:
 
 def _backup(ledger: Ledger, path: str, data: bytes, stamp: str) -> str:
     backup = os.path.join(fsutil.cache_dir(ledger.memory_dir_str), "backup")
-    os.makedirs(backup, exist_ok=True)
+    fsutil.private_dir(backup)
     name = f"{os.path.basename(path)}.{stamp}"
     fsutil.atomic_write(os.path.join(backup, name), data)
     return f"{fsutil.CACHE_DIR}/backup/{name}"

@@ -310,7 +310,7 @@ class Ledger:
         if whole_event(fragment):
             return b"\n"
         torn = os.path.join(fsutil.cache_dir(self.memory_dir_str), TORN_DIR)
-        os.makedirs(torn, exist_ok=True)
+        fsutil.private_dir(torn)
         stem = os.path.splitext(os.path.basename(path))[0]
         fsutil.atomic_write(os.path.join(torn, f"{stem}-{line_start}.bin"), fragment)
         os.ftruncate(fd, line_start)
@@ -376,7 +376,7 @@ class Ledger:
         except _NothingLanded as stop:
             os.unlink(self._pending_path())  # nothing to finish: the marker goes too
             raise stop.error from stop.error.__cause__
-        scrub_cache(fsutil.cache_dir(self.memory_dir_str), marks, (INDEX_FILE,))
+        scrub_cache(fsutil.cache_dir(self.memory_dir_str), marks, (INDEX_FILE,), texts=texts)
         os.unlink(self._pending_path())
         return rewritten, marks
 
