@@ -41,11 +41,21 @@ def cases(root: str) -> dict[str, tuple[list[str], bytes]]:
         "hook SessionStart": (["hook", "SessionStart"], hook_payload("SessionStart", source="startup")),
         "hook UserPromptSubmit": (["hook", "UserPromptSubmit"],
                                   hook_payload("UserPromptSubmit", prompt="why is the cache invalidation slow?")),
+        # the rule detector reads every sentence: a stated rule, and a pasted error log with a request after it
+        "hook UserPromptSubmit (a rule)": (["hook", "UserPromptSubmit"], hook_payload(
+            "UserPromptSubmit", prompt="Thanks. From now on, run the linter before every commit.")),
+        "hook UserPromptSubmit (a pasted log)": (["hook", "UserPromptSubmit"], hook_payload(
+            "UserPromptSubmit", prompt="npm install fails:\n" + "".join(
+                f"npm ERR! {i} timing reify:loadTrees Completed in {i}ms\n" for i in range(120))
+            + "Traceback (most recent call last):\n  File \"manage.py\", line 22\nKeyError: 'protocol'\n"
+            "Can you find out why the install fails on a clean checkout?")),
         "status": (["status"], b""),  # a command that had no click-free path
     }
 
 
 def build_project(exe: str, root: str, notes: int) -> None:
+    # `init` wants the folder an agent starts in, which it takes from git
+    subprocess.run(["git", "init", "-q", root], check=True, capture_output=True, env=ENV)
     subprocess.run([exe, "init"], cwd=root, check=True, capture_output=True, env=ENV)
     with open(os.path.join(root, "docs", "memory", "brief.md"), "w", encoding="utf-8") as fh:
         fh.write("# Brief\n\nA start-up benchmark project.\n")  # a template brief fails `status` (exit 1)

@@ -1,77 +1,106 @@
-"""Standing rules caught as the user states them: "always …", "never …", "from now on …".
+"""Standing rules caught as the user states them, and the nudge that asks the agent to record one.
 
 A rule the user states in a prompt is the most valuable note there is and the one most often lost:
 the agent follows it for the session and the next session has never heard of it. The prompt hook
 asks the agent to record it as a directive quoting the user's words; the capture layer then binds
-the quote and the note becomes `user-stated`. A false nudge costs the agent a line of reading, so
-the detector errs towards silence: one-off instructions ("for now", "yet", "this time"), questions
-and idioms ("don't worry", "never mind") are not rules. Precision and recall on a labelled set of
-real sentences: `benchmarks/bench_rule_detector.py`.
+the quote and the note becomes `user-stated`. A rule is often one sentence of a longer message (a
+paragraph, a list, a pasted log with a request at the end), so the message is cut into sentences,
+code blocks and log lines are set aside, and the nudge quotes the first sentence that states a rule
+(`rule_sentences.is_rule` says which do). A false nudge costs the agent a question to the user, so
+the detector errs towards silence, and the nudge tells the agent to ask when in doubt rather than
+record a guess. Figures on labelled real sentences: `benchmarks/bench_rule_detector.py`.
 """
 
 from __future__ import annotations
 
 MAX_QUOTE_CHARS = 240
-MAX_PROMPT_CHARS = 4_000  # a pasted log is not where rules are stated
-
-_LEAD = r"(?:(?:ok(?:ay)?|so|also|and|but|please|important|note|remember|rule|btw)[,:!]?\s+)*"
-_START = (r"(?:always|never|don'?t|do\s+not|avoid|stop\s+\w+ing|no\s+more|from\s+now\s+on|going\s+forward|"
-          r"in\s+(?:the\s+)?future|from\s+here\s+on|make\s+sure\s+(?:you\s+|to\s+)?always|"
-          r"(?:you|we)\s+(?:must|should)\s+(?:always|never|not)|(?:you|we)\s+must|we\s+(?:always|never)|"
-          r"(?:we|you)\s+(?:don'?t|do\s+not)\s+(?:use|add|commit|push|call|import|edit|touch|put|write|merge))\b")
-_ANYWHERE = (r"(?:[:;(]|\s[-\u2013\u2014])\s*(?:always|never|do\s+not|don'?t)\s+[a-z]+|"
-             r"\b(?:every|all|each)\s+[^,.;]{1,40}\s+must\b|\byou\s+must\b|"
-             r"\b(?:from\s+now\s+on|going\s+forward|as\s+a\s+rule|every\s+time\s+you|whenever\s+you|"
-             r"(?:we|you)\s+(?:use|prefer)\s+[^,.;]{1,40},?\s+(?:not|instead\s+of|rather\s+than|over)\s+|"
-             r"^use\s+[^,.;]{1,40},?\s+(?:not|instead\s+of|rather\s+than)\s+)")
-# Idioms, one-offs and reports that open like a rule but are not one.
-_NOT_RULE = (r"(?:^(?:don'?t|do\s+not)\s+(?:worry|know|think|understand|see|get|have|remember|care|mind|bother)\b|"
-             r"^never\s+mind\b|\b(?:for\s+now|yet|this\s+time|right\s+now|today|in\s+this\s+(?:pr|commit|branch|change))\b|"
-             r"^(?:always|never)\s+(?:seems?|was|were|got|gets|worked|works|happened|returns?|fails?|shows?|been)\b)")
-
-
-# Every pattern needs one of these words; a prompt with none skips compiling them (3.5 ms a fresh hook).
-_TRIGGERS = ("always", "never", "don't", "dont", "do not", "avoid", "stop", "no more", "from now on", "forward",
-             "future", "from here on", "must", "instead", "rather than", " over ", "as a rule", "every time",
-             "whenever", "not ")
-
-
-def _compiled():
-    import re
-
-    return (re.compile(rf"^{_LEAD}{_START}", re.I), re.compile(_ANYWHERE, re.I | re.M),
-            re.compile(_NOT_RULE, re.I), re.compile(r"(?<=[.!?])\s+|\n+"))
+MAX_PROMPT_CHARS = 20_000  # past this it is a pasted file, not a message
+MAX_SENTENCES = 200  # a 20,000-character paste of prose costs ~15 ms at most
+ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.", "resp.")
+LIST_MARKS = "-*•+>"
 
 
 def standing_rule(prompt: str) -> str | None:
     """The first sentence of `prompt` that states a standing rule, as the user wrote it; else None."""
     if not prompt or len(prompt) > MAX_PROMPT_CHARS:
         return None
-    lowered = prompt.lower().replace("\u2019", "'")
-    if not any(t in lowered for t in _TRIGGERS):
-        return None
-    start, anywhere, not_rule, split = _compiled()
-    for raw in split.split(prompt):
-        sentence = raw.strip().lstrip("-*•>0123456789.) ").strip()
-        if len(sentence) < 8 or sentence.endswith("?") or "```" in sentence:
-            continue
-        plain = sentence.replace("\u2019", "'")  # a typographic apostrophe ("don’t") reads the same
-        if not_rule.search(_strip_lead(plain)):
-            continue
-        if start.search(plain) or anywhere.search(plain):
+    from .rule_sentences import is_rule
+
+    for sentence in sentences(prompt)[:MAX_SENTENCES]:
+        if is_rule(sentence):
             return sentence[:MAX_QUOTE_CHARS]  # as the user wrote it: the quote binds verbatim
     return None
 
 
-def _strip_lead(sentence: str) -> str:
-    import re
+def sentences(prompt: str) -> list[str]:
+    """The prose sentences of a message, each as written (list marks aside): fenced code and log lines
+    are left out, lines a paragraph wraps are joined."""
+    from .rule_sentences import starts_like_log
 
-    return re.sub(rf"^{_LEAD}", "", sentence, flags=re.I)
+    lines: list[str] = []
+    fenced = False
+    joinable = False
+    for raw in prompt.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            joinable = False
+            continue
+        if fenced or not stripped or stripped.startswith(("#", "|")) or starts_like_log(stripped):
+            joinable = False
+            continue
+        item = _unlisted(stripped)
+        if joinable and item == stripped and stripped[:1].islower() and lines and lines[-1][-1:] not in ".!?:;":
+            lines[-1] += " " + stripped  # a paragraph wrapped at a line end
+        else:
+            lines.append(item)
+        joinable = True
+    out: list[str] = []
+    for line in lines:
+        out.extend(_split_line(line))
+    return out
+
+
+def _unlisted(line: str) -> str:
+    """`line` without its list mark ("- ", "* ", "1. ", "2) ")."""
+    while line[:1] in LIST_MARKS and line[1:2] == " ":
+        line = line[2:].lstrip()
+    digits = len(line) - len(line.lstrip("0123456789"))
+    if 0 < digits <= 3 and line[digits:digits + 2] in (". ", ") "):
+        line = line[digits + 2:].lstrip()
+    return line
+
+
+def _split_line(line: str) -> list[str]:
+    """Sentences of one line: cut after . ! ? before a capital, a backtick or a quote, never inside
+    inline code or after an abbreviation."""
+    out: list[str] = []
+    start = 0
+    in_code = False
+    for i, ch in enumerate(line):
+        if ch == "`":
+            in_code = not in_code
+        if in_code or ch not in ".!?" or i + 2 >= len(line) or line[i + 1] != " ":
+            continue
+        nxt = line[i + 2]
+        if not (nxt.isupper() or nxt in "`\"'*(["):
+            continue
+        piece = line[start:i + 1]
+        if piece.lower().endswith(ABBREVIATIONS) or (ch == "." and piece[-2:-1].isdigit()):
+            continue
+        out.append(piece.strip())
+        start = i + 2
+    out.append(line[start:].strip())
+    return [s for s in out if s]
 
 
 def nudge(quote: str) -> str:
-    """The one line the prompt hook adds when the user stated a rule."""
-    return ("memory-custodian · the user may have just stated a standing rule: \u201c" + " ".join(quote.split()) +
-            "\u201d. If it is one, record it once so every later session gets it: `memory_remember` with kind "
-            "`directive` and the user's exact words as `quote` (or `memory-custodian remember --actor agent "
-            "--kind directive --quote \"…\" TEXT`); skip this if it was a one-off.")
+    """The one line the prompt hook adds when the user stated a rule: it names the exact sentence to
+    record, and asks the agent to check with the user rather than record a guess."""
+    said = " ".join(quote.split())
+    return ("memory-custodian · the user may have just stated a standing rule: \u201c" + said + "\u201d. If it is "
+            "meant to hold in every later session, record that exact sentence once, as both the note's text and its "
+            "quote: `memory_remember` with kind `directive` (or `memory-custodian remember --actor agent --kind "
+            "directive --quote \"\u2026\" \"\u2026\"`). If you are not sure the user meant it to last, ask them "
+            "first and record it only on a yes; never record a reworded rule or a guess, and record nothing for a "
+            "one-off.")
