@@ -140,3 +140,24 @@ def test_a_bad_subagent_setting_is_named_and_never_blocks(tmp_path):
     proc = run_cli_process("hook", "--host", "claude", "SubagentStop", cwd=root, input=json.dumps(data))
     assert proc.returncode == 0 and proc.stdout.strip() == ""
     assert "subagent_stop" in proc.stderr and "config.json" in proc.stderr
+
+
+def test_a_codex_stop_inside_a_thread_spawned_subagent_is_the_subagent_s(tmp_path):
+    """Codex names the child thread in `agent_id` on every hook fired inside it (openai/codex#22882)."""
+    root = project(tmp_path)
+    codex = Path(__file__).parent / "fixtures" / "hosts" / "codex"
+
+    def call(event: str, **changes) -> str:
+        data = json.loads((codex / f"{event}.json").read_text().replace("__PROJECT__", str(root)))
+        data.update(changes)
+        proc = run_cli_process("hook", "--host", "codex", event, cwd=root, input=json.dumps(data),
+                               env={"PATH": os.environ.get("PATH", "")})
+        assert proc.returncode == 0 and "could not be loaded" not in proc.stderr, proc.stderr
+        return proc.stdout.strip()
+
+    patch = "*** Begin Patch\n*** Update File: src/shop/payments.py\n@@\n-a\n+b\n*** End Patch\n"
+    call("SessionStart")
+    call("PreToolUse", tool_name="apply_patch", tool_input={"command": patch})
+    assert call("Stop", agent_id="019d0370-child", agent_type="worker") == ""
+    reason = json.loads(call("Stop"))["reason"]
+    assert "src/shop/payments.py" in reason
