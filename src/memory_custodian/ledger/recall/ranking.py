@@ -384,6 +384,16 @@ FILTERED_CANDIDATE_LIMIT = 3000  # the same with kind/tag/path filters, which th
 BROAD_COUNT_CAP = 0
 MAX_TIER_PHRASES = 12  # an all-but-one tier repeats each word: BM25 costs grow with the phrases it holds
 TIER_MIN_NOTES = 10000  # smaller ledgers always rank the broad tier in full (exact BM25; see note-7)
+# The candidate cut, when no tier is both small and full (a prose prompt of six common words matched
+# 66% of 74,900 notes, and its every-word tier five): the candidates are the notes that hold every
+# unit of the query but one, else every unit but two, ... (one AND query per combination: FTS5
+# intersects doclists by seeking, ~1 ms each), taking the first level with at least CUT_MIN notes;
+# only they are scored, on the broad MATCH itself, so each keeps the very score that ranking the
+# broad tier in full gives it (`recall_plan.cut_candidates`; measured in docs/performance.md).
+USE_CUT = True
+CUT_MIN = 100
+CUT_MAX = 2000  # a level past this many notes ends the search: the level before it, or the tier in full
+CUT_QUERIES_MAX = 40  # AND queries at most (a query of 8 units: every one, all but one, all but two)
 
 
 def _quote(term: str) -> str:
@@ -410,6 +420,32 @@ def _at_least(units: list[str], need: int) -> str:
     return " OR ".join("(" + " AND ".join(f"({u})" for u in combo) + ")" for combo in combinations(units, need))
 
 
+def tier_units(query: str) -> tuple[list[str], str]:
+    """The units a narrower tier requires (the query's words, or the parts of the one identifier it
+    names, each an FTS5 expression), and what always qualifies besides (`" OR <joined form>"`, or "")."""
+    groups: list[list[str]] = []
+    for _, ident_parts in _idents(query or ""):
+        parts = [p for p in ident_parts if p not in (STOPWORDS if len(ident_parts) > 1 else QUERY_STOPWORDS)]
+        if parts and parts not in groups:
+            groups.append(parts)
+    if not groups:
+        return [], ""
+    if len(groups) == 1 and len(groups[0]) > 1:
+        # one identifier: its parts are the units (single letters and digits such as the `V2` of
+        # `mailerV2` say little and are in most notes), and its joined form always qualifies
+        parts = list(dict.fromkeys(groups[0]))
+        units = [_phrase(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_phrase(p) for p in parts]
+        return units, f" OR {_phrase(''.join(groups[0]))}"
+    units = []
+    for parts in groups:
+        unit = " AND ".join(_phrase(p) for p in parts)
+        if len(parts) > 1:
+            unit = f"({unit}) OR {_phrase(''.join(parts))}"
+        if unit not in units:
+            units.append(unit)
+    return units, ""
+
+
 def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
     """MATCH expressions from broadest to narrowest; the first defines what "matched" means.
 
@@ -422,29 +458,10 @@ def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
     broad = build_match(query, paths) if broad is None else broad
     if broad is None:
         return []
-    groups: list[list[str]] = []
-    for _, ident_parts in _idents(query or ""):
-        parts = [p for p in ident_parts if p not in (STOPWORDS if len(ident_parts) > 1 else QUERY_STOPWORDS)]
-        if parts and parts not in groups:
-            groups.append(parts)
     tiers = [broad]
-    if not groups:
+    units, extra = tier_units(query)
+    if not units:
         return tiers
-    if len(groups) == 1 and len(groups[0]) > 1:
-        # one identifier: its parts are the units (single letters and digits such as the `V2` of
-        # `mailerV2` say little and are in most notes), and its joined form always qualifies
-        parts = list(dict.fromkeys(groups[0]))
-        units = [_phrase(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_phrase(p) for p in parts]
-        extra = f" OR {_phrase(''.join(groups[0]))}"
-    else:
-        units = []
-        for parts in groups:
-            unit = " AND ".join(_phrase(p) for p in parts)
-            if len(parts) > 1:
-                unit = f"({unit}) OR {_phrase(''.join(parts))}"
-            if unit not in units:
-                units.append(unit)
-        extra = ""
     n = len(units)
     if n > 2 and n * (n - 1) <= MAX_TIER_PHRASES:
         tiers.append(_at_least(units, n - 1) + extra)
