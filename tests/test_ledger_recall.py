@@ -244,7 +244,7 @@ def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, m
 
 
 def test_identifier_parts_give_a_narrower_tier():
-    from memory_custodian.ledger.recall.ranking import match_tiers
+    from memory_custodian.ledger.recall.tiers import match_tiers
 
     tiers = match_tiers("get_server_page_mailerV2")
     assert tiers[0].startswith('"get" OR "server"')

@@ -18,7 +18,6 @@ from ...base.errors import Refused
 from ..recall import ranking
 from ..storage.fold import fold_note_events
 from ..storage.model import INDEX_FILE, Note, copy_note
-from ..storage.paths import any_match
 from ..storage.store import Ledger, parse_lines
 from .index_rows import (
     FIELD_SIGNATURE,
@@ -34,6 +33,7 @@ from .index_rows import (
     canonical,
     note_row_parts,
     note_skipped,
+    path_match_sql,
     row_fields,
     row_note,
     rows_at,
@@ -41,35 +41,6 @@ from .index_rows import (
 
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
-
-
-def _path_match_sql(paths_text, query_paths_json):
-    """SQL `path_match(paths_text, json)`: memoised per anchor, because many notes share their
-    anchors and the glob matching is the costly part of a path-filtered recall."""
-    if not paths_text:
-        return 0
-    paths, seen = _query_paths(query_paths_json)
-    for glob in paths_text.split("\n"):
-        hit = seen.get(glob)
-        if hit is None:
-            if len(seen) > 4096:
-                seen.clear()
-            hit = seen[glob] = any_match((glob,), paths)
-        if hit:
-            return 1
-    return 0
-
-
-_QP: dict[str, tuple] = {}
-
-
-def _query_paths(text: str) -> tuple:
-    """(paths, {anchor: matches}) for the query's paths (one entry: the current query)."""
-    got = _QP.get(text)
-    if got is None:
-        _QP.clear()
-        got = _QP[text] = (json.loads(text), {})
-    return got
 
 
 def _is_damaged(exc: BaseException) -> bool:
@@ -134,7 +105,7 @@ class Index:
                 if attempt == 2:
                     raise
                 self._delete_files()
-        db.create_function("path_match", 2, _path_match_sql, deterministic=True)
+        db.create_function("path_match", 2, path_match_sql, deterministic=True)
         db.create_function("canonical", 1, canonical, deterministic=True)
         return db
 

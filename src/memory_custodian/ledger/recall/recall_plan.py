@@ -10,6 +10,7 @@ import json
 
 from ...base.records import Record
 from . import ranking
+from .tiers import match_tiers, tier_units
 
 # A note's state as of :now (time-derived expiry applied), and whether its scope is in reach.
 EFFECTIVE_STATE = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NOT NULL AND n.expires <= :now "
@@ -223,10 +224,10 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
         if _small_ledger(db, unfiltered):
             counts = ask.broad, 0, 0, True  # rank it all, nothing to count
         else:
-            tiers = ranking.match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
+            tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
             cutter = None
             if cut and ranking.USE_CUT and ask.accounting != "hits" and not (ask.kinds or ask.tags or ask.paths):
-                units, extra = ranking.tier_units(ask.text)
+                units, extra = tier_units(ask.text)
                 if len(units) > 1:
                     cutter = lambda: cut_candidates(db, units, extra, ask.limit)  # noqa: E731
             counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter)
