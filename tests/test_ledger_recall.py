@@ -174,10 +174,12 @@ def test_metadata_is_loaded_on_the_second_query_only_and_ranks_the_same(mem):
     index = mem.index()
     first = mem.recall("lock retry", limit=3).to_dict()
     assert index._meta[1] == "asked once"
+    mem.recall("lock retry", limit=3)  # the second ask begins reading it, in the background
+    index.warm(wait=True)
     second = mem.recall("lock retry", limit=3).to_dict()
     assert isinstance(index._meta[1], dict) and len(index._meta[1]) == 12
     assert first == second
-    mem.remember("lock retry again")  # a write: the next query is a first ask again
+    mem.remember("lock retry again")  # a write: read again for the new state, in the background
     mem.recall("lock retry")
     assert index._meta[1] == "asked once"
 
@@ -242,7 +244,7 @@ def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, m
 
 
 def test_identifier_parts_give_a_narrower_tier():
-    from memory_custodian.ledger.recall.ranking import match_tiers
+    from memory_custodian.ledger.recall.tiers import match_tiers
 
     tiers = match_tiers("get_server_page_mailerV2")
     assert tiers[0].startswith('"get" OR "server"')
@@ -268,3 +270,32 @@ def test_cached_notes_and_metadata_follow_writes_elsewhere(mem, tmp_path):
     other.reindex()  # renumbers rowids under the first connection's caches
     newer = other.remember("retry budget raised to seven attempts")
     assert ids(mem.recall("retry budget")) == [newer.id]
+
+
+def test_the_candidate_cut_scores_its_notes_as_the_full_ranking_does_and_counts_no_doclist_in_full(mem, monkeypatch):
+    """When no tier is both small and full, only the notes holding all the query's words but one
+    (then two, ...) are ranked, each with the score ranking every match gives it; the rest are a
+    lower bound, and no count reads the broad match to its end."""
+    from memory_custodian.ledger.recall import ranking
+
+    for i in range(8):
+        mem.remember(f"retry budget worker timeout note {i}")  # three of the four words, or all four
+        mem.remember(f"retry budget worker queue note {i}")
+    for i in range(60):
+        mem.remember(f"the retry of case {i}")  # one word only
+    query = "retry budget worker timeout"
+    full = {h.note.id: h.score for h in mem.recall(query, limit=10, counts="matched").hits}
+    monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
+    monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 10)
+    monkeypatch.setattr(ranking, "CUT_MIN", 12)
+    statements: list[str] = []
+    db = mem.index().db
+    db.set_trace_callback(statements.append)
+    try:
+        cut = mem.recall(query, limit=10, counts="matched")
+    finally:
+        db.set_trace_callback(None)
+    assert {h.note.id: h.score for h in cut.hits} == full
+    assert cut.matched == 16 and cut.partial == 2 * 16 + 1 - 16 and not cut.partial_exact  # counted to 2 x 16 + 1
+    uncapped = [s for s in statements if "count(*) FROM notes_fts WHERE notes_fts MATCH" in s and "LIMIT" not in s]
+    assert uncapped == []

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memory_custodian import Memory
 from memory_custodian.ledger.recall import ranking
+from memory_custodian.ledger.recall.tiers import match_tiers
 from memory_custodian.ledger.storage.paths import candidate_prefixes, path_matches, path_prefix
 
 
@@ -82,7 +83,7 @@ def test_non_ascii_terms_reach_the_match_and_the_tiers():
     assert ranking.query_terms("le café") == ["le", "café"]
     words = dict(ranking.match_words("数据库，连接 lock"))
     assert words["数据库"] and words["连接"] and not words["lock"]  # prefix only where words run together
-    tiers = ranking.match_tiers("数据库 кэш")
+    tiers = match_tiers("数据库 кэш")
     assert '"数据库"*' in tiers[-1] and '"кэш"' in tiers[-1]
 
 

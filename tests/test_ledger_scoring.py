@@ -34,6 +34,7 @@ def assert_both_forms_equal(memory: Memory, query: str, **filters) -> int:
         return 0
     plan = plan_recall(index, ask)
     index.note_meta()
+    index.warm(wait=True)
     plan.meta = index.note_meta()  # loaded on the second ask
     assert plan.meta is not None
     in_sql, in_memory = sql_rows(index, plan), memory_rows(index, plan)

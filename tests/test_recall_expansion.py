@@ -100,6 +100,7 @@ def test_both_scan_forms_score_the_expanded_rows_alike(tmp_path):
             continue
         plan = plan_recall(index, ask)
         index.note_meta()
+        index.warm(wait=True)
         plan.meta = index.note_meta()
         plan.branch()
         assert index.postings() is not None  # the memory form scores the expansion from the postings

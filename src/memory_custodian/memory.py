@@ -326,6 +326,11 @@ class Memory:
         """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""
         return self._ledger_notes().index()
 
+    def warm(self) -> None:
+        """Begin reading, in the background, what fast recall keeps in memory (a long-lived caller at
+        its start: the MCP server, the viewer); no call waits for it (`ledger/index/warm.py`)."""
+        self.index().warm()
+
     def ledger(self):
         """The ledger's shards (`ledger.store.Ledger`)."""
         return self._ledger_notes().ledger()

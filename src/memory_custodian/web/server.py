@@ -18,6 +18,7 @@ is the bare minimum: a status line, one sentence and no link, so it never carrie
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import os
 import secrets
@@ -309,6 +310,12 @@ class ViewerServer(HTTPServer):
         self.viewer.worker.shutdown(wait=True)
 
 
+def _warm_up(memory) -> None:
+    """Begin the background read for fast recall; a fault is left for the first page, which shows it."""
+    with contextlib.suppress(Exception):  # the first page meets the same fault and says so
+        memory.warm()
+
+
 def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, allow_remote: bool = False,
                 quiet: bool = False) -> ViewerServer:
     """A viewer bound to `host:port` (0: a free port); run it with `serve_forever()`, stop it with
@@ -321,6 +328,7 @@ def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, a
     try:
         if truth is not None:  # a bad truth file is refused now, not on the first visit of its page
             viewer.worker.submit(memory.evaluate, truth).result()
+        viewer.worker.submit(_warm_up, memory)  # on the worker, which owns the connection; no page waits for it
         return ViewerServer((host, port), viewer, quiet)
     except BaseException as exc:
         viewer.worker.shutdown()

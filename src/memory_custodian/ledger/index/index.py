@@ -18,7 +18,6 @@ from ...base.errors import Refused
 from ..recall import ranking
 from ..storage.fold import fold_note_events
 from ..storage.model import INDEX_FILE, Note, copy_note
-from ..storage.paths import any_match
 from ..storage.store import Ledger, parse_lines
 from .index_rows import (
     FIELD_SIGNATURE,
@@ -34,43 +33,14 @@ from .index_rows import (
     canonical,
     note_row_parts,
     note_skipped,
+    path_match_sql,
     row_fields,
     row_note,
     rows_at,
 )
 
-META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
-
-
-def _path_match_sql(paths_text, query_paths_json):
-    """SQL `path_match(paths_text, json)`: memoised per anchor, because many notes share their
-    anchors and the glob matching is the costly part of a path-filtered recall."""
-    if not paths_text:
-        return 0
-    paths, seen = _query_paths(query_paths_json)
-    for glob in paths_text.split("\n"):
-        hit = seen.get(glob)
-        if hit is None:
-            if len(seen) > 4096:
-                seen.clear()
-            hit = seen[glob] = any_match((glob,), paths)
-        if hit:
-            return 1
-    return 0
-
-
-_QP: dict[str, tuple] = {}
-
-
-def _query_paths(text: str) -> tuple:
-    """(paths, {anchor: matches}) for the query's paths (one entry: the current query)."""
-    got = _QP.get(text)
-    if got is None:
-        _QP.clear()
-        got = _QP[text] = (json.loads(text), {})
-    return got
 
 
 def _is_damaged(exc: BaseException) -> bool:
@@ -89,9 +59,9 @@ class Index:
         self._db: sqlite3.Connection | None = None
         self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
         self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
-        self._postings_kept = None  # the last in-memory postings, kept across writes (see postings)
         # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
         self._meta: tuple | None = None
+        self._warmer = None  # reads the metadata and postings in the background (`warm.py`)
 
     # ---- connection ---------------------------------------------------------------------------
 
@@ -135,7 +105,7 @@ class Index:
                 if attempt == 2:
                     raise
                 self._delete_files()
-        db.create_function("path_match", 2, _path_match_sql, deterministic=True)
+        db.create_function("path_match", 2, path_match_sql, deterministic=True)
         db.create_function("canonical", 1, canonical, deterministic=True)
         return db
 
@@ -217,6 +187,7 @@ class Index:
         self._disk_sig = None
         self._meta = None
         self._current_sig = None
+        self._warmer = None
         with fsutil.project_lock(self.ledger.memory_dir_str):
             self._delete_files()
 
@@ -379,57 +350,69 @@ class Index:
         """(signature, note metadata, note cache, postings), valid for the index as it is now: reset
         when this connection changed the index, when the shards differ from when they were read,
         or when another connection committed to it (`PRAGMA data_version`: a `reindex` elsewhere
-        renumbers rowids). Call after catch_up."""
+        renumbers rowids). Call after catch_up. A caller that had asked for the metadata before
+        (a long-lived one) keeps asking: its reset state asks at once."""
         sig = (self._disk_sig, self.db.execute("PRAGMA data_version").fetchone()[0])
         if self._meta is None or self._meta[0] != sig or sig[0] is None:
-            self._meta = (sig, False, {}, False)
+            again = self._meta is not None and self._meta[1] is not False
+            self._meta = (sig, _ASKED_ONCE if again else False, {}, False)
         return self._meta
 
     def note_meta(self) -> dict | None:
         """{rowid: (id, (priority, kind), state, expires, scope, branch, created_at, created_event)}
-        of every note, kept in memory on ledgers of at most META_CACHE_MAX notes (None above), so
-        recall can rank without a join per match.
+        of every note (`warm.read_meta`) on ledgers of at most META_CACHE_MAX notes, so recall can
+        rank without a join per match; None while it is not in memory.
 
-        Loaded on the second ask against the same index state, never the first: reading every
-        note's metadata costs more than one query's join (31 vs ~6 ms at 7,490 notes), so a
-        one-shot process (a hook, a CLI `recall`) never pays for it; a caller that asks again
-        (the MCP server, `eval`) does, once."""
+        Never read on the first ask against an index state: a one-shot process (a hook, a CLI
+        `recall`) never pays for it. The second ask (a caller asking again: the MCP server, `eval`)
+        begins reading it, with the postings, in the background (`warm.py`), and answers None until
+        they are there: no call waits for them."""
         caches = self._caches()
         if caches[1] is False:  # never asked: note the ask, answer without
             self._meta = (caches[0], _ASKED_ONCE, caches[2], False)
             return None
+        caches = self._adopt(caches)
         if caches[1] is _ASKED_ONCE:
-            rows = self.db.execute("SELECT rowid, id, priority, kind, state, expires, scope, branch, created_at, "
-                                   "created_event FROM notes LIMIT ?", (META_CACHE_MAX + 1,)).fetchall()
-            # created_at and created_event as "" when NULL: recall sorts on them as plain keys
-            meta = None if len(rows) > META_CACHE_MAX else {
-                r[0]: (r[1], (r[2], r[3]), r[4], r[5], r[6], r[7], r[8] or "", r[9] or "") for r in rows}
-            caches = self._meta = (caches[0], meta, caches[2], False)
-        return None if caches[1] is _ASKED_ONCE else caches[1]
+            self._warmer.start(caches[0])
+            return None
+        return caches[1]
+
+    def _adopt(self, caches: tuple) -> tuple:
+        """`caches` with what the background read for their state, once it is there."""
+        if caches[1] is _ASKED_ONCE:
+            ready = self._warm().get(caches[0])
+            if ready is not None:
+                caches = self._meta = (caches[0], ready[0], caches[2], ready[1] or False)
+        return caches
+
+    def warm(self, wait: bool = False) -> None:
+        """Begin reading the metadata and postings now (a long-lived caller at its start); `wait`:
+        until they are read."""
+        caches = self._caches()
+        if caches[1] is False:
+            self._meta = (caches[0], _ASKED_ONCE, caches[2], False)
+        if self._meta[1] is _ASKED_ONCE:
+            self._warm().start(caches[0])
+            if wait:
+                self._warmer.wait()
+
+    def _warm(self):
+        if self._warmer is None:
+            from .warm import Warmer
+
+            self._warmer = Warmer(self._reader)
+        return self._warmer
+
+    def _reader(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+        return db
 
     def postings(self):
-        """BM25 postings in memory (`postings.py`) once the metadata is (a caller asking again), on
-        ledgers of at most WARM_MAX notes; None otherwise."""
-        caches = self._caches()
-        if not isinstance(caches[1], dict):
-            return None
-        if caches[3] is False:
-            from ..recall.postings import WARM_MAX, Postings
-
-            meta = caches[1]
-            post = self._postings_kept
-            if len(meta) > WARM_MAX:
-                post = None
-            else:
-                notes = {rowid: m[0] for rowid, m in meta.items()}
-                forgotten = {rowid for rowid, m in meta.items() if m[2] == "forgotten"}
-                # after a write, the last postings catch up with the notes added (a `remember`
-                # costs a few ms, not a re-read of every note)
-                if post is None or not post.refresh(self.db, notes, forgotten):
-                    post = Postings(self.db, notes, forgotten)
-            self._postings_kept = post
-            caches = self._meta = (*caches[:3], post)
-        return caches[3]
+        """BM25 postings in memory (`postings.py`), read with the metadata (see note_meta) on ledgers
+        of at most WARM_MAX notes; None otherwise."""
+        caches = self._adopt(self._caches())
+        return caches[3] if isinstance(caches[1], dict) and caches[3] is not False else None
 
     def get_note(self, note_id: str) -> Note | None:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()

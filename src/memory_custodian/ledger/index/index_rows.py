@@ -14,7 +14,7 @@ import json
 from ...base.records import Factory
 from ..recall import ranking
 from ..storage.model import NOTE_FIELDS, Note, encode_event
-from ..storage.paths import path_prefix
+from ..storage.paths import any_match, path_prefix
 
 SCHEMA_VERSION = "10"
 # SQLite's page cache for a connection, in KiB. Recall reads the FTS index, the notes and their
@@ -137,3 +137,32 @@ def note_skipped(db, shard: str, problems, *, reset: bool) -> None:
     if n:
         db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
                    (key, str(n), n))
+
+
+def path_match_sql(paths_text, query_paths_json):
+    """SQL `path_match(paths_text, json)`: memoised per anchor, because many notes share their
+    anchors and the glob matching is the costly part of a path-filtered recall."""
+    if not paths_text:
+        return 0
+    paths, seen = _query_paths(query_paths_json)
+    for glob in paths_text.split("\n"):
+        hit = seen.get(glob)
+        if hit is None:
+            if len(seen) > 4096:
+                seen.clear()
+            hit = seen[glob] = any_match((glob,), paths)
+        if hit:
+            return 1
+    return 0
+
+
+_QP: dict[str, tuple] = {}
+
+
+def _query_paths(text: str) -> tuple:
+    """(paths, {anchor: matches}) for the query's paths (one entry: the current query)."""
+    got = _QP.get(text)
+    if got is None:
+        _QP.clear()
+        got = _QP[text] = (json.loads(text), {})
+    return got

@@ -384,13 +384,23 @@ FILTERED_CANDIDATE_LIMIT = 3000  # the same with kind/tag/path filters, which th
 BROAD_COUNT_CAP = 0
 MAX_TIER_PHRASES = 12  # an all-but-one tier repeats each word: BM25 costs grow with the phrases it holds
 TIER_MIN_NOTES = 10000  # smaller ledgers always rank the broad tier in full (exact BM25; see note-7)
+# The candidate cut, when no tier is both small and full (a prose prompt of six common words matched
+# 66% of 74,900 notes, and its every-word tier five): the candidates are the notes that hold every
+# unit of the query but one, else every unit but two, ... (one AND query per combination: FTS5
+# intersects doclists by seeking, ~1 ms each), taking the first level with at least CUT_MIN notes;
+# only they are scored, on the broad MATCH itself, so each keeps the very score that ranking the
+# broad tier in full gives it (`recall_plan.cut_candidates`; measured in docs/performance.md).
+USE_CUT = True
+CUT_MIN = 100
+CUT_MAX = 2000  # a level past this many notes ends the search: the level before it, or the tier in full
+CUT_QUERIES_MAX = 40  # AND queries at most (a query of 8 units: every one, all but one, all but two)
 
 
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _phrase(term: str) -> str:
+def phrase(term: str) -> str:
     """A tier's unit: quoted, and for scripts without spaces a prefix, or all of its bigrams (as in
     `match_words`)."""
     if not no_space(term):
@@ -399,66 +409,6 @@ def _phrase(term: str) -> str:
     if not grams or grams == [term]:
         return _quote(term) + "*"
     return f"({_quote(term)}* OR ({' AND '.join(_quote(g) for g in grams)}))"
-
-
-def _at_least(units: list[str], need: int) -> str:
-    """FTS5 for "at least `need` of `units`": an OR of the conjunctions (units are few)."""
-    from itertools import combinations
-
-    if need >= len(units):
-        return " AND ".join(f"({u})" for u in units)
-    return " OR ".join("(" + " AND ".join(f"({u})" for u in combo) + ")" for combo in combinations(units, need))
-
-
-def match_tiers(query: str, paths=(), broad: str | None = None) -> list[str]:
-    """MATCH expressions from broadest to narrowest; the first defines what "matched" means.
-
-    The narrower ones bound the work on big ledgers (see CANDIDATE_LIMIT): the query's words (or
-    the parts of the one identifier it names) with all but one present (when that stays a short
-    expression: BM25 pays for every phrase in it), then every one of them, then every one in the
-    title or tags. A note that shares more of the words scores higher under BM25 anyway, so a
-    narrower tier mostly holds the broad top. `broad`: `build_match(query, paths)`, when the caller
-    has it already."""
-    broad = build_match(query, paths) if broad is None else broad
-    if broad is None:
-        return []
-    groups: list[list[str]] = []
-    for _, ident_parts in _idents(query or ""):
-        parts = [p for p in ident_parts if p not in (STOPWORDS if len(ident_parts) > 1 else QUERY_STOPWORDS)]
-        if parts and parts not in groups:
-            groups.append(parts)
-    tiers = [broad]
-    if not groups:
-        return tiers
-    if len(groups) == 1 and len(groups[0]) > 1:
-        # one identifier: its parts are the units (single letters and digits such as the `V2` of
-        # `mailerV2` say little and are in most notes), and its joined form always qualifies
-        parts = list(dict.fromkeys(groups[0]))
-        units = [_phrase(p) for p in parts if len(p) > 1 and not p.isdigit()] or [_phrase(p) for p in parts]
-        extra = f" OR {_phrase(''.join(groups[0]))}"
-    else:
-        units = []
-        for parts in groups:
-            unit = " AND ".join(_phrase(p) for p in parts)
-            if len(parts) > 1:
-                unit = f"({unit}) OR {_phrase(''.join(parts))}"
-            if unit not in units:
-                units.append(unit)
-        extra = ""
-    n = len(units)
-    if n > 2 and n * (n - 1) <= MAX_TIER_PHRASES:
-        tiers.append(_at_least(units, n - 1) + extra)
-    every = _at_least(units, n) + extra
-    tiers.append(every)
-    tiers.append("{title tags_text} : (" + every + ")")
-    out: list[str] = []
-    seen: set[str] = set()
-    for t in tiers:
-        key = t.replace("(", "").replace(")", "")
-        if key not in seen:
-            seen.add(key)
-            out.append(t)
-    return out
 
 
 # The score, bigger is better: BM25 (FTS5's bm25() negated) * the note's prior * the path lift.

@@ -10,6 +10,7 @@ import json
 
 from ...base.records import Record
 from . import ranking
+from .tiers import match_tiers, tier_units
 
 # A note's state as of :now (time-derived expiry applied), and whether its scope is in reach.
 EFFECTIVE_STATE = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NOT NULL AND n.expires <= :now "
@@ -43,11 +44,12 @@ class Plan(Record):
     lift for touched paths (or None), `included` the state and scope wanted, `score` and `order`
     the rank; `tiers` the MATCH expressions broadest first (empty without a query), `rank_match`
     the one to rank, with the counts `choose_tier` gave. `meta`: the in-memory note metadata when
-    the planner chose to rank from it."""
+    the planner chose to rank from it. `cut`: the candidates' rowids when only they are ranked (the
+    candidate cut: `base` then holds them, and `rank_count` is how many there are), else None."""
 
     FIELDS = ("ask", "params", "base", "near", "included", "score", "order", "tiers", "rank_match", "broad_count",
-              "rank_count", "broad_exact", "meta")
-    DEFAULTS = {"meta": None}
+              "rank_count", "broad_exact", "meta", "cut")
+    DEFAULTS = {"meta": None, "cut": None}
 
     @property
     def source(self) -> str:
@@ -55,7 +57,16 @@ class Plan(Record):
 
     @property
     def match_cond(self) -> str:
+        if self.cut is not None:  # the rowids are the index's own integers; checked before the join to notes
+            return f" AND notes_fts MATCH :match AND +notes_fts.rowid IN ({','.join(map(str, self.cut))})"
         return " AND notes_fts MATCH :match" if self.tiers else ""
+
+    def counted_from(self) -> tuple[str, str]:
+        """(source, condition) for a query that counts the ranked notes: after a candidate cut, the
+        candidates themselves (they all match), looked up by rowid without reading a doclist."""
+        if self.cut is not None:
+            return "notes n", f" AND n.rowid IN ({','.join(map(str, self.cut))})"
+        return self.source, self.match_cond
 
     def branch(self):
         """The current git branch, read once and only when something asks (a branch-scoped note, SQL)."""
@@ -122,14 +133,16 @@ def _small_ledger(db, unfiltered: bool) -> bool:
     return (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES)
 
 
-def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
+def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=None):
     """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
     page. Returns (tier, broad count, tier count, whether the broad count is exact). The tier
     count is None when the narrowest tier is left for the scan to count (only `unfiltered`: then
     the scan sees every note the tier matches, as forgotten notes keep no text to match).
 
     Counting reads the FTS doclists only, and stops past the caps: a broad query over a big
-    ledger is never counted in full (its count is then a lower bound, and said to be one)."""
+    ledger is never counted in full (its count is then a lower bound, and said to be one).
+    `cut()`: the candidate cut's rowids (or None), tried before a tier too big is ranked in full;
+    when it gives some, a fifth item is returned: them."""
     # with filters, a small tier often keeps too few notes and the broad tier must be scanned
     # after all: filtered queries get a wider tier to start from
     cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
@@ -151,6 +164,11 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
         rank_match, rank_count = tier, n
         if n <= cap:
             break
+    if rank_count > cap and cut is not None:
+        cands = cut()
+        if cands is not None:
+            broad = count(db, tiers[0], 2 * len(cands))
+            return tiers[0], broad, len(cands), broad <= 2 * len(cands), cands
     if rank_count > cap:
         # no tier is both small and full: the one chosen is scanned in full anyway, so count
         # it (and the broad tier, so that `partial` stays exact) in full as well
@@ -160,8 +178,35 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False):
     return rank_match, broad, rank_count, broad_exact
 
 
-def plan_recall(index, ask: RecallQuery) -> Plan:
-    """The SQL and the tier for `ask` (which has a MATCH when it has a query)."""
+def cut_candidates(db, units: list[str], extra: str, limit: int) -> list[int] | None:
+    """The candidate cut (`ranking.USE_CUT`): the rowids of the notes holding every unit but
+    `drop`, for drop 0, 1, 2, ... until there are CUT_MIN of them; None when no level fits."""
+    from itertools import combinations
+
+    n, queries, last = len(units), 0, None
+    for keep in range(n, 0, -1):
+        combos = list(combinations(range(n), keep))
+        queries += len(combos)
+        if queries > ranking.CUT_QUERIES_MAX:
+            break
+        level: set[int] = set()
+        for combo in combos:
+            expr = " AND ".join(f"({units[i]})" for i in combo) + extra
+            level.update(r for (r,) in db.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?",
+                                                  (expr, ranking.CUT_MAX + 1)))
+            if len(level) > ranking.CUT_MAX:
+                break
+        if len(level) > ranking.CUT_MAX:
+            break
+        last = level
+        if len(level) >= ranking.CUT_MIN:
+            break
+    return sorted(last) if last is not None and len(last) >= max(limit, 1) else None
+
+
+def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
+    """The SQL and the tier for `ask` (which has a MATCH when it has a query); `cut=False`: never the
+    candidate cut."""
     params: dict = {"now": ask.now}
     base = _filters(ask, params)
     near = path_filter(ask.near_paths, "near", params) if ask.near_paths else None
@@ -179,8 +224,17 @@ def plan_recall(index, ask: RecallQuery) -> Plan:
         if _small_ledger(db, unfiltered):
             counts = ask.broad, 0, 0, True  # rank it all, nothing to count
         else:
-            tiers = ranking.match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
-            counts = choose_tier(db, tiers, ask.limit, unfiltered)
+            tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
+            cutter = None
+            if cut and ranking.USE_CUT and ask.accounting != "hits" and not (ask.kinds or ask.tags or ask.paths):
+                units, extra = tier_units(ask.text)
+                if len(units) > 1:
+                    cutter = lambda: cut_candidates(db, units, extra, ask.limit)  # noqa: E731
+            counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter)
+            if len(counts) == 5:
+                cands = counts[4]
+                counts = counts[:4]
+                return Plan(ask, params, base, near, included, score, order, [ask.broad], *counts, cut=cands)
     else:
         tiers, counts = [], (None, 0, 0, True)
         if near:

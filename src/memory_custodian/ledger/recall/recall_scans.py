@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from . import ranking
 from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count
-from .recall_result import RecallHit
+from .recall_result import RecallHit, RecallResult
 
 SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
 BELOW_IDS_CAP = 500  # JSON lists at most this many below-cutoff ids (the count is always exact)
@@ -61,7 +61,9 @@ def _fill(index, ask, result, rows, inc):
 def _note_partial(db, plan, result, rank_match, rank_count=None) -> None:
     """When a narrower tier was ranked: how many notes match only the broad one (`partial`),
     exact or a lower bound. `rank_count`: the ranked tier's count, when known."""
-    if rank_match == plan.tiers[0]:
+    if plan.cut is not None:  # the candidates were ranked: the rest of the broad tier shares only some words
+        rank_count = plan.rank_count
+    elif rank_match == plan.tiers[0]:
         return
     if rank_count is None:
         rank_count = count(db, rank_match)
@@ -103,7 +105,7 @@ def sql_rows(index, plan):
     """`scan(match, only=None)`: the candidate rows of `plan` for one MATCH, scored in SQL; `only`:
     the note ids to score, when the caller needs no others (BM25 is paid per row returned)."""
     sql = (f"SELECT n.id, {plan.score}, {EFFECTIVE_STATE}, {IN_SCOPE}, n.created_at, n.created_event "
-           f"FROM {plan.source} WHERE {plan.base} AND notes_fts MATCH :match")
+           f"FROM {plan.source} WHERE {plan.base}{plan.match_cond}")
     only_sql = sql + " AND n.id IN (SELECT value FROM json_each(:only))"
 
     def scan(match_expr, only=None):
@@ -150,6 +152,8 @@ def memory_rows(index, plan):
     lifted = {r for (r,) in db.execute(f"SELECT n.rowid FROM notes n WHERE {plan.near}", params)} \
         if plan.near else None
     kinds, now, score_of = ask.kinds, ask.now, ranking.score
+    if plan.cut is not None:
+        allowed = set(plan.cut) if allowed is None else allowed & set(plan.cut)
     priors: dict = {}
 
     def scan(match_expr, only=None):  # `only` as in `sql_rows`: the postings cost no more for all
@@ -235,8 +239,9 @@ def scan_hits(index, plan, result):
         return result
     result.ids_listed = False
     p = dict(plan.params, match=rank_match) if plan.tiers else plan.params
+    source, cond = plan.counted_from()
     result.matched = len(rows) if len(rows) < ask.limit else db.execute(
-        f"SELECT count(*) FROM {plan.source} WHERE {plan.base}{plan.match_cond} AND {plan.included}", p).fetchone()[0]
+        f"SELECT count(*) FROM {source} WHERE {plan.base}{cond} AND {plan.included}", p).fetchone()[0]
     if plan.tiers:
         _note_partial(db, plan, result, rank_match)
     return result
@@ -271,9 +276,10 @@ def _count_matched(index, plan, result, params) -> dict:
     reasons: dict[str, int] = {}
     listed: dict[str, list[str]] = {}
     id_expr = f"group_concat(CASE WHEN {plan.included} THEN NULL ELSE n.id END, ' ')" if ask.ids else "NULL"
+    source, cond = plan.counted_from()
     for state, in_scope, n, excluded_ids in index.db.execute(
-            f"SELECT {EFFECTIVE_STATE} AS st, {IN_SCOPE} AS ok, count(*), {id_expr} FROM {plan.source} "
-            f"WHERE {plan.base}{plan.match_cond} GROUP BY st, ok", params):
+            f"SELECT {EFFECTIVE_STATE} AS st, {IN_SCOPE} AS ok, count(*), {id_expr} FROM {source} "
+            f"WHERE {plan.base}{cond} GROUP BY st, ok", params):
         if state in ask.want_states and in_scope:
             matched += n
             continue
@@ -300,8 +306,9 @@ def scan_two_pass(index, plan, result):
     complete = rank_match == (tiers[0] if tiers else None) and len(rows) < cap
     reasons: dict[str, int] = {}
     if ask.include_all:
+        source, cond = plan.counted_from()
         result.matched = len(rows) if complete else index.db.execute(
-            f"SELECT count(*) FROM {plan.source} WHERE {plan.base}{plan.match_cond}", params).fetchone()[0]
+            f"SELECT count(*) FROM {source} WHERE {plan.base}{cond}", params).fetchone()[0]
     else:
         reasons = _count_matched(index, plan, result, params)
     _add_hits(index, result, rows[:ask.limit], ask.now)
@@ -312,7 +319,25 @@ def scan_two_pass(index, plan, result):
 
 
 def choose_scan(index, plan):
-    """The planner's choice of scan for `plan`."""
+    """The planner's choice of scan for `plan`; after a candidate cut that left fewer notes than the
+    page holds (most of them in states not asked for), the broad tier ranked in full."""
+    scan = _choose_scan(index, plan)
+    if plan.cut is None:
+        return scan
+
+    def cut_or_broad(index, plan, result):
+        got = scan(index, plan, result)
+        if len(got.hits) >= plan.ask.limit:
+            return got
+        from .recall_plan import plan_recall
+
+        full = plan_recall(index, plan.ask, cut=False)
+        again = RecallResult(query=result.query, filters=result.filters, accounting=result.accounting)
+        return _choose_scan(index, full)(index, full, again)
+    return cut_or_broad
+
+
+def _choose_scan(index, plan):
     ask = plan.ask
     one_scan = plan.rank_count is None or plan.rank_count <= SINGLE_PASS_MAX
     if ask.accounting == "full" and plan.tiers and SINGLE_PASS_MAX >= 0 and one_scan:
