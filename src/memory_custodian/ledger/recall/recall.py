@@ -48,7 +48,7 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
     expansion = None
     full = expand and broad is not None and ACCOUNTING[counts] == EXPANSION_ACCOUNTING
-    if full and ranking.USE_EXPANSION:
+    if full and text and ranking.USE_EXPANSION:
         from .query_expand import build_expansion
 
         expansion = build_expansion(text, words)
