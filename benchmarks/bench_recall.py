@@ -332,18 +332,21 @@ def print_table(rows: list[dict]) -> None:
               f"{r['ndcg@10']:>6.3f} {r['ms']:>6.2f}  {fmt_misses(r['misses'])}")
 
 
-def verdicts(rows: list[dict], against: str) -> list[str]:
-    """Each variant's recall@10 change against `against`, set by set (test splits; held-out dev too),
-    flagging a change that helps only the generated sets (they are the project's own recipe, tuned on)."""
+def verdicts(rows: list[dict], against: str | None) -> list[str]:
+    """Each variant's recall@10 change, set by set, against `against`, or by default against the step
+    before it (a "rejected:" variant against `current`), flagging a change that helps only the
+    generated sets (they are the project's own recipe, tuned on)."""
     r10 = {(r["variant"], r["set"], r["split"]): r["recall@10"] for r in rows if "variant" in r}
-    if not any(v == against for v, _, _ in r10):
-        return []
     out = []
+    previous = None
     for variant in dict.fromkeys(v for v, _, _ in r10):
-        if variant == against:
+        ref = against or ("current" if variant.startswith("rejected:") else previous)
+        if not variant.startswith(("rejected:", "rank-bm25")):
+            previous = variant
+        if ref is None or ref == variant:
             continue
-        delta = {(s, sp): 100 * (r10[(variant, s, sp)] - r10[(against, s, sp)])
-                 for (v, s, sp) in r10 if v == variant and (against, s, sp) in r10}
+        delta = {(s, sp): 100 * (r10[(variant, s, sp)] - r10[(ref, s, sp)])
+                 for (v, s, sp) in r10 if v == variant and (ref, s, sp) in r10}
         generated = [d for (s, sp), d in delta.items() if s in GENERATED and sp == "test"]
         held = [d for (s, _), d in delta.items() if s == "held-out"]
         if not generated or not held:
@@ -357,7 +360,7 @@ def verdicts(rows: list[dict], against: str) -> list[str]:
             flag = "hurts on held-out data"
         else:
             flag = "flat on held-out data"
-        out.append(f"{variant:<25} {flag}: {words} (points of recall@10)")
+        out.append(f"{variant:<25} against {ref}: {flag}: {words} (points of recall@10)")
     return out
 
 
@@ -367,8 +370,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-pypi", action="store_true", help="skip the rank-bm25 row")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--categories", action="store_true", help="also print recall@10 per query category")
-    ap.add_argument("--against", default="current", metavar="VARIANT",
-                    help="say how each variant moves recall@10 against this one, set by set (default: current)")
+    ap.add_argument("--against", default=None, metavar="VARIANT",
+                    help="say how each variant moves recall@10 against this one, set by set (default: the step "
+                         "before it; a rejected variant against current)")
     ap.add_argument("--scale", type=int, action="append", default=None, metavar="N",
                     help="head-to-head also with N make_corpus distractor notes added (default: 7490; 0 to skip)")
     args = ap.parse_args(argv)
@@ -394,7 +398,7 @@ def main(argv=None) -> int:
                 print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} " + " ".join(_cell(r["by_category"], c) for c in cats))
     flags = verdicts(rows, args.against)
     if flags:
-        print(f"\nagainst {args.against}:")
+        print("\nwhat each step did, set by set:")
         print("\n".join(flags))
     if pypi:
         print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")
