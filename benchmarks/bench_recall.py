@@ -37,7 +37,7 @@ NOW = "2026-12-01T00:00:00.000Z"
 SPLITS = ("train", "test")
 SET_SPLITS = {"held-out": ("dev", "test")}
 
-from memory_custodian.ledger.recall import ranking  # noqa: E402
+from memory_custodian.ledger.recall import context, ranking  # noqa: E402
 from memory_custodian.ledger.recall.evaluate import evaluate, load_truth, ndcg_at, recall_at, reciprocal_rank  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
@@ -64,7 +64,9 @@ OLD_PRIORS = {
 WEIGHTS_3 = {"title": 3.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 3.0}
 # the knobs added for conversational memory, off: every earlier variant is measured without them
 SOFTWARE_ONLY = {"QUERY_STOPWORDS": ranking.STOPWORDS, "USE_WORD_FORMS": False, "COLUMN_WEIGHTS": WEIGHTS_3,
-                 "USE_EXPANSION": False}
+                 "USE_EXPANSION": False, "USE_CJK_GRAMS": False, "context.USE_CONTEXT": False}
+# the knobs issue 32 added (CJK bigrams, which change the index, and the context of a note), off
+BEFORE_32 = {"USE_CJK_GRAMS": False, "INDEX_SIGNATURE": "bench-no-cjk-grams", "context.USE_CONTEXT": False}
 INITIAL = {  # the ranker as the ledger issue first shipped it
     **SOFTWARE_ONLY,
     "COLUMN_WEIGHTS": {"title": 6.0, "body": 1.0, "tags_text": 4.0, "paths_text": 3.0, "subtokens": 1.5},
@@ -88,8 +90,13 @@ VARIANTS: dict[str, dict] = {
     "+kind/priority priors": {**SOFTWARE_ONLY, "DROP_EXTENSIONS": False, "PRECISE_NO_SYNONYMS": False},
     "+drop-extensions": {**SOFTWARE_ONLY, "PRECISE_NO_SYNONYMS": False},  # for speed: recall@10 unchanged
     "+no-synonyms-for-code": SOFTWARE_ONLY,  # the ranker before conversational memory was measured
-    "+query-words": {"USE_EXPANSION": False},  # + question words as query stop words, irregular word forms
-    "current": {},  # + re-ranking by WordNet's related words (weight 0.25 shared): the committed ranking.py
+    "+query-words": {"USE_EXPANSION": False, **BEFORE_32},  # + question words as query stop words, irregular word forms
+    "+thesaurus": BEFORE_32,  # + re-ranking by WordNet's related words (weight 0.25 shared): the ranker before issue 32
+    "+cjk-bigrams": {"context.USE_CONTEXT": False},  # + CJK words inside a run, through character bigrams
+    "current": {},  # + a note's neighbours in time lend it a quarter of their score: the committed ranker
+    "rejected: context weight 0.5": {"context.CONTEXT_WEIGHT": 0.5},
+    "rejected: context span 1": {"context.CONTEXT_SPAN": 1},
+    "rejected: context window 300 s": {"context.CONTEXT_WINDOW_S": 300.0},
 }
 # Measured and rejected, their knobs since removed from ranking.py (train/test recall@10):
 # title weight 2 (software test R@10 +0.9 but R@5 -4.5 and MRR -0.8 pt; conversation flat), title
@@ -118,16 +125,21 @@ EXPANSION_VARIANTS = {"rejected: expansion weight 0.1": {"EXPANSION_WEIGHT": 0.1
 VARIANTS.update(EXPANSION_VARIANTS)
 
 
+def _target(name: str):
+    """The module and attribute an override names: `ranking`'s, or `context.X` for the context knobs."""
+    return (context, name.split(".", 1)[1]) if name.startswith("context.") else (ranking, name)
+
+
 @contextmanager
 def patched(overrides: dict):
-    saved = {name: getattr(ranking, name) for name in overrides}
+    saved = {name: getattr(*_target(name)) for name in overrides}
     try:
         for name, value in overrides.items():
-            setattr(ranking, name, value)
+            setattr(*_target(name), value)
         yield
     finally:
         for name, value in saved.items():
-            setattr(ranking, name, value)
+            setattr(*_target(name), value)
 
 
 def fresh_memory(workdir: Path, name: str, truth: Path = TRUTH) -> Memory:
@@ -320,18 +332,21 @@ def print_table(rows: list[dict]) -> None:
               f"{r['ndcg@10']:>6.3f} {r['ms']:>6.2f}  {fmt_misses(r['misses'])}")
 
 
-def verdicts(rows: list[dict], against: str) -> list[str]:
-    """Each variant's recall@10 change against `against`, set by set (test splits; held-out dev too),
-    flagging a change that helps only the generated sets (they are the project's own recipe, tuned on)."""
+def verdicts(rows: list[dict], against: str | None) -> list[str]:
+    """Each variant's recall@10 change, set by set, against `against`, or by default against the step
+    before it (a "rejected:" variant against `current`), flagging a change that helps only the
+    generated sets (they are the project's own recipe, tuned on)."""
     r10 = {(r["variant"], r["set"], r["split"]): r["recall@10"] for r in rows if "variant" in r}
-    if not any(v == against for v, _, _ in r10):
-        return []
     out = []
+    previous = None
     for variant in dict.fromkeys(v for v, _, _ in r10):
-        if variant == against:
+        ref = against or ("current" if variant.startswith("rejected:") else previous)
+        if not variant.startswith(("rejected:", "rank-bm25")):
+            previous = variant
+        if ref is None or ref == variant:
             continue
-        delta = {(s, sp): 100 * (r10[(variant, s, sp)] - r10[(against, s, sp)])
-                 for (v, s, sp) in r10 if v == variant and (against, s, sp) in r10}
+        delta = {(s, sp): 100 * (r10[(variant, s, sp)] - r10[(ref, s, sp)])
+                 for (v, s, sp) in r10 if v == variant and (ref, s, sp) in r10}
         generated = [d for (s, sp), d in delta.items() if s in GENERATED and sp == "test"]
         held = [d for (s, _), d in delta.items() if s == "held-out"]
         if not generated or not held:
@@ -345,7 +360,7 @@ def verdicts(rows: list[dict], against: str) -> list[str]:
             flag = "hurts on held-out data"
         else:
             flag = "flat on held-out data"
-        out.append(f"{variant:<25} {flag}: {words} (points of recall@10)")
+        out.append(f"{variant:<25} against {ref}: {flag}: {words} (points of recall@10)")
     return out
 
 
@@ -355,8 +370,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-pypi", action="store_true", help="skip the rank-bm25 row")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--categories", action="store_true", help="also print recall@10 per query category")
-    ap.add_argument("--against", default="current", metavar="VARIANT",
-                    help="say how each variant moves recall@10 against this one, set by set (default: current)")
+    ap.add_argument("--against", default=None, metavar="VARIANT",
+                    help="say how each variant moves recall@10 against this one, set by set (default: the step "
+                         "before it; a rejected variant against current)")
     ap.add_argument("--scale", type=int, action="append", default=None, metavar="N",
                     help="head-to-head also with N make_corpus distractor notes added (default: 7490; 0 to skip)")
     args = ap.parse_args(argv)
@@ -382,7 +398,7 @@ def main(argv=None) -> int:
                 print(f"{r['variant']:<25} {r['set']:<12} {r['split']:<6} " + " ".join(_cell(r["by_category"], c) for c in cats))
     flags = verdicts(rows, args.against)
     if flags:
-        print(f"\nagainst {args.against}:")
+        print("\nwhat each step did, set by set:")
         print("\n".join(flags))
     if pypi:
         print("\nhead to head on the test split (default recall, limit 10; interleaved passes, min of 7):")

@@ -15,15 +15,16 @@ NOW = "2026-12-01T00:00:00.000Z"  # the truth set's reference time (task checkpo
 # small margin. A ranking change that loses more than the margin fails the build; one that gains
 # should raise this number.
 # The thesaurus re-ranking left the software set where it was (0.710) and raised the conversational
-# one (0.540 -> 0.633).
+# one (0.540 -> 0.633); a note's context (`ledger/recall/context.py`) raised it to 0.712 and the
+# held-out chats from 0.679 to 0.783 (CJK bigrams: 0.604 -> 0.679), the software set unchanged.
 TEST_SPLIT_RECALL_AT_10 = 0.710
 FLOOR = round(TEST_SPLIT_RECALL_AT_10 - 0.02, 3)
 # the same for the conversational truth set (benchmarks/conversation/) and for the held-out chats
 # (benchmarks/heldout/, frozen test split: a floor guards it, nothing is tuned on it)
 CONVERSATION = REPO / "benchmarks" / "conversation"
 HELDOUT = REPO / "benchmarks" / "heldout"
-FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.633 - 0.02, 3)),
-          "held-out": (HELDOUT, round(0.679 - 0.02, 3))}
+FLOORS = {"software": (BENCH, FLOOR), "conversation": (CONVERSATION, round(0.712 - 0.02, 3)),
+          "held-out": (HELDOUT, round(0.783 - 0.02, 3))}
 
 
 @pytest.fixture

@@ -142,7 +142,7 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     """Small candidate sets are ranked and counted in one scan; the result must equal the SQL path."""
     import random
 
-    from memory_custodian.ledger.recall import recall_scans
+    from memory_custodian.ledger.recall import context, recall_scans
 
     rnd = random.Random(5)
     words = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock"]
@@ -158,6 +158,9 @@ def test_one_pass_and_sql_paths_agree(mem, monkeypatch):
     queries = [dict(query="lock"), dict(query="daemon cache", limit=3), dict(query="release lock", kinds=["gotcha"]),
                dict(query="retry", tags=["a"], limit=2), dict(query="queue budget", include_all=True),
                dict(query="parseConfig", states=["revoked", "stale"])]
+    # the one-pass scans re-rank by a note's neighbours in time (these notes are seconds apart); the
+    # SQL path past SINGLE_PASS_MAX candidates ranks without them, like the thesaurus: compare the rest
+    monkeypatch.setattr(context, "USE_CONTEXT", False)
     one = [mem.recall(**q).to_dict() for q in queries]
     monkeypatch.setattr(recall_scans, "SINGLE_PASS_MAX", -1)
     two = [mem.recall(**q).to_dict() for q in queries]
@@ -211,8 +214,11 @@ def test_broad_queries_on_big_ledgers_rank_a_narrower_tier_and_say_so(mem, monke
 
 def test_counts_matched_gives_the_hits_and_matched_count_of_a_full_recall(mem, monkeypatch):
     """The prompt hook's mode: the same hits and matched count as a full recall, the exclusions
-    left uncounted and said to be; also on a tiered big-ledger query and with filters."""
-    from memory_custodian.ledger.recall import ranking
+    left uncounted and said to be; also on a tiered big-ledger query and with filters. (A full recall
+    also re-ranks by each note's neighbours in time, which the hooks never do: compare without it.)"""
+    from memory_custodian.ledger.recall import context, ranking
+
+    monkeypatch.setattr(context, "USE_CONTEXT", False)
 
     made = [mem.remember(f"cache lock held across the restart, case {i}", kind="gotcha" if i % 2 else "finding")
             for i in range(8)]

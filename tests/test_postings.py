@@ -7,7 +7,7 @@ import random
 
 from memory_custodian import Memory
 from memory_custodian.ledger.recall import postings as postings_mod
-from memory_custodian.ledger.recall import ranking, recall_scans
+from memory_custodian.ledger.recall import context, ranking, recall_scans
 from memory_custodian.ledger.recall import recall as recall_mod
 from memory_custodian.ledger.recall.postings import Postings
 
@@ -81,6 +81,8 @@ def test_words_that_are_not_one_token_and_prefixes_fall_back_to_fts5(mem, monkey
 
 
 def test_warm_recall_equals_the_sql_path_with_every_filter(mem, monkeypatch):
+    # the SQL path past SINGLE_PASS_MAX ranks without the neighbours in time (`context.py`): compare the rest
+    monkeypatch.setattr(context, "USE_CONTEXT", False)
     made = _ledger(mem)
     calls = [dict(query=q) for q in QUERIES] + [
         dict(query="lock retry", kinds=["gotcha", "task"]), dict(query="cache", tags=["a"]),
@@ -156,6 +158,7 @@ def test_a_forget_that_keeps_every_rowid_still_rebuilds_the_postings(mem):
 def test_warm_recall_equals_the_sql_path_on_tiered_big_ledger_queries(mem, monkeypatch):
     """Past TIER_MIN_NOTES a broad query ranks a narrower tier; from memory it must rank, count and
     fall back exactly as the SQL path does (the tiers are forced small here)."""
+    monkeypatch.setattr(context, "USE_CONTEXT", False)
     made = _ledger(mem, n=90)
     monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
     monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 8)

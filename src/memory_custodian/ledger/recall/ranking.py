@@ -150,7 +150,7 @@ def subtokens(title: str, body: str, tags, paths) -> str:
             if tok not in seen:
                 seen.add(tok)
                 out.append(tok)
-    if not text.isascii():
+    if USE_CJK_GRAMS and not text.isascii():
         for tok in cjk_grams(text, index=True):
             if tok not in seen:
                 seen.add(tok)

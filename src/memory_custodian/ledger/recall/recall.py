@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from ...base.errors import InvalidInput
 from ..storage.model import KINDS, RECALL_DEFAULT_STATES, RECALL_STATES
-from . import ranking
+from . import context, ranking
 from .recall_plan import RecallQuery, plan_recall
 from .recall_result import RecallResult
 from .recall_scans import choose_scan
 
 # what a caller's `counts` asks to account for (see RecallQuery)
 ACCOUNTING = {True: "full", "matched": "matched", False: "hits"}
-# The thesaurus serves the callers that ask for the full account: `recall`, the MCP server, `eval`.
+# The thesaurus and the context of a note (`context.py`) serve the callers that ask for the full
+# account: `recall`, the MCP server, `eval`.
 # The hooks ask for less and stay within their budget.
 EXPANSION_ACCOUNTING = "full"
 
@@ -46,11 +47,13 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     words = ranking.match_words(text) if text else []
     broad = ranking.build_match(text, paths=tuple(paths), words=words) if text else None
     expansion = None
-    if expand and broad is not None and ranking.USE_EXPANSION and ACCOUNTING[counts] == EXPANSION_ACCOUNTING:
+    full = expand and broad is not None and ACCOUNTING[counts] == EXPANSION_ACCOUNTING
+    if full and text and ranking.USE_EXPANSION:
         from .query_expand import build_expansion
 
         expansion = build_expansion(text, words)
-    return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, kinds=kinds, tags=tags, paths=paths,
+    return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, context=full and context.USE_CONTEXT,
+                       kinds=kinds, tags=tags, paths=paths,
                        near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),
                        want_states=tuple(states) or RECALL_DEFAULT_STATES, include_all=include_all, limit=limit,
                        now=now, root=root, accounting=ACCOUNTING[counts], ids=ids)
@@ -68,7 +71,7 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     `RecallResult.excluded_counted` is then False.
     `ids=False` keeps the exact counts but skips listing the excluded ids (text output needs only counts).
     `expand=True` (`Memory.recall`: the CLI, the MCP server, `eval`; not the context pack) re-ranks
-    by the thesaurus, when the caller asks for the full account.
+    by the thesaurus and by each note's neighbours in time, when the caller asks for the full account.
     """
     ask = check_query(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit, include_all=include_all,
                       now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids,

@@ -21,13 +21,14 @@ FTS_SOURCE = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
 
 class RecallQuery(Record):
     """What was asked, checked: `text` and its MATCH `words`/`broad` (None without a query) and
-    `expansion` (the thesaurus words' MATCH, weight and words, or None), the filters, the cutoff, the states asked
+    `expansion` (the thesaurus words' MATCH, weight and words, or None), `context` (whether neighbours in
+    time lend their score: `context.py`), the filters, the cutoff, the states asked
     for and so wanted (`want_states`), the time, and how much to account for: "full" (counts and
     exclusions), "matched" (the hits and how many matched) or "hits" (the hits only)."""
 
-    FIELDS = ("text", "words", "broad", "expansion", "kinds", "tags", "paths", "near_paths", "exclude_ids", "states",
+    FIELDS = ("text", "words", "broad", "expansion", "context", "kinds", "tags", "paths", "near_paths", "exclude_ids", "states",
               "want_states", "include_all", "limit", "now", "root", "accounting", "ids")
-    DEFAULTS = {"expansion": None}
+    DEFAULTS = {"expansion": None, "context": False}
 
     @property
     def selective(self) -> bool:

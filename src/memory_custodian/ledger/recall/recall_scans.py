@@ -13,6 +13,7 @@ import json
 from operator import itemgetter
 
 from . import ranking
+from .context import in_context
 from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count
 from .recall_result import RecallHit, RecallResult
 
@@ -203,11 +204,12 @@ def expanded(plan, scan):
 
 def scan_in_memory(index, plan, result):
     # the metadata holds no NULLs (see Index.note_meta): plain item keys order as SQL's do
-    return _rank_in_python(index, plan, result, expanded(plan, memory_rows(index, plan)), keys=(_ID, _RANK))
+    return _rank_in_python(index, plan, result, in_context(plan, expanded(plan, memory_rows(index, plan))),
+                           keys=(_ID, _RANK))
 
 
 def scan_sql_once(index, plan, result):
-    return _rank_in_python(index, plan, result, expanded(plan, sql_rows(index, plan)))
+    return _rank_in_python(index, plan, result, in_context(plan, expanded(plan, sql_rows(index, plan))))
 
 
 def _ranked(index, plan, cap: int):
