@@ -141,7 +141,7 @@ def main(argv=None) -> int:
         chained = supersedes[-1]["by"]  # the newest note of a chain: its page diffs every step
         session = json.loads(subprocess.run([EXE, "stats", "--format", "json", "--project-root", str(root)],
                                             capture_output=True, text=True, check=True).stdout)["sessions"][0]
-        current = ["/ledger", "/ledger?q=workspace+lock", f"/note/{recall[0]['id']}",
+        current = ["/ledger", "/ledger?q=workspace+lock", "/ledger?q=worker+pool", f"/note/{recall[0]['id']}",
                    "/pack?task=implementation&q=lock"]
         history = ["/files", "/file/decisions.md", "/file/constraints.md", "/activity", "/activity?kind=decision",
                    "/activity?op=commit", "/activity?actor=agent&since=2026-06-01", "/search?q=worker+pool",

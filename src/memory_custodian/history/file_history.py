@@ -18,6 +18,7 @@ from .snapshot import Snapshot, is_curated
 LOG_LIMIT = 50  # commits a page shows; older ones are the next page's (`skip`)
 UNITS_KEPT = 2048  # blobs whose entries are kept split: a blob's text never changes, so neither do they
 _UNITS: dict[str, list] = {}
+_KEPT: dict[tuple, FileHistory] = {}
 NULL_SHA = "0" * 40
 
 
@@ -103,7 +104,17 @@ def file_history(memory, name: str, limit: int = LOG_LIMIT, skip: int = 0) -> Fi
     if not 1 <= limit <= 500 or not 0 <= skip <= 1_000_000:
         raise InvalidInput("{field} must be 1..500 commits, after 0 or more", field="limit")
     repo = Repo(memory.root_str, memory.memory_dir_str)
-    now = Snapshot("working tree", None, "", _read(memory.memory_dir_str, (name, FORGOTTEN_FILE)))
+    files = _read(memory.memory_dir_str, (name, FORGOTTEN_FILE))
+    key = (repo.top, name, limit, skip, repo.head(), hash(files.get(name)), hash(files.get(FORGOTTEN_FILE)))
+    if key not in _KEPT:  # a commit never changes: the same HEAD and working file give the same page
+        if len(_KEPT) >= 64:
+            _KEPT.clear()
+        _KEPT[key] = _file_history(repo, name, files, limit, skip)
+    return _KEPT[key]
+
+
+def _file_history(repo: Repo, name: str, files: dict, limit: int, skip: int) -> FileHistory:
+    now = Snapshot("working tree", None, "", files)
     hidden = now.forgotten
     log = _log_raw(repo, f"{repo.memory_rel}/{name}", limit, skip)
     shas = sorted({s for _, old, new in log for s in (old, new) if s != NULL_SHA and s not in _UNITS})
