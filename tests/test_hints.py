@@ -36,7 +36,7 @@ STILL_IN_CLI_WORDS = {
     "base/launcher.py": 1,  # the line a hook prints where the tool is not installed: only a shell can act on it
     "session/adoption.py": 5, "session/checkpoint.py": 1, "session/rule_prompts.py": 1,
     "setup/merge_drivers.py": 6, "setup/gitrepo.py": 2, "setup/setup_doctor.py": 8,
-    "history/gitsource.py": 23,  # git's own options, and the git fetch a shallow clone needs: none of ours
+    "history/gitsource.py": 24,  # git's own options, and the git fetch a shallow clone needs: none of ours
 }
 
 

@@ -49,6 +49,12 @@ def test_the_files_page_and_a_file_through_its_commits(project):
     assert "Entries now (" in body and 'href="#c-' in body
     constraints = page(server, "/file/constraints.md")
     assert "uncommitted change in the working tree" in constraints and "Keep one writer per shard" in constraints
+    older = page(server, "/file/decisions.md?skip=1")
+    assert "Project memory for the key-value" in older and "Loopback viewer; forget" not in older
+    assert "\u2190 newer" in older and "no older commit" in older
+    one = Memory.open(project[2]).file_history("decisions.md", limit=1)
+    assert one.more and [c.commit is None for c in one.commits] == [False]  # decisions.md has no uncommitted change
+    assert fetch(server, "/file/decisions.md?skip=x")[0] == 400
     assert fetch(server, "/file/ledger/2026-12.jsonl")[0] == 400
     assert fetch(server, "/file/../../etc/passwd.md")[0] == 400
 

@@ -344,12 +344,12 @@ class Memory:
 
         return diff_memory(self, base, head)
 
-    def file_history(self, name: str, limit: int = 200):
+    def file_history(self, name: str, limit: int = 50, skip: int = 0):
         """Curated file `name` through its commits (each commit's entry changes, each entry's history):
         a `history.file_history.FileHistory`; what is forgotten now is shown in no commit."""
         from .history.file_history import file_history
 
-        return file_history(self, name, limit)
+        return file_history(self, name, limit, skip)
 
     def activity(self, *, since=None, until=None, kind=None, op=None, actor=None, before=None, limit=200):
         """Ledger events and curated commits, newest first, from `since` to `until` (UTC dates, both included):

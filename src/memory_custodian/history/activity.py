@@ -58,37 +58,41 @@ def _iso(day: str | None, end: bool) -> str | None:
 
 
 def _events(memory, since, until, kind, op, actor, limit, before=None) -> list[Activity]:
+    """The newest `limit` events matching, walked newest first on the index's `events_at`. An event's line is
+    canonical JSON (sorted keys, no spaces), so `"op":"create"` is a substring of every create's line: the
+    filters run as a LIKE, and each row found is checked on its parsed fields (a note's text could hold the
+    same words), another chunk read while some were not."""
     where, params = ["1"], {}
-    if before:
-        where.append("e.at < :before")
-        params["before"] = before
-    if since:
-        where.append("e.at >= :since")
-        params["since"] = since
-    if until:
-        where.append("e.at <= :until")
-        params["until"] = until
-    if op:
-        where.append("json_extract(e.line, '$.op') = :op")
-        params["op"] = op
-    if actor:
-        where.append("json_extract(e.line, '$.actor') = :actor")
-        params["actor"] = actor
-    if kind:
-        where.append("n.kind = :kind")
-        params["kind"] = kind
+    for name, value, sql in (("before", before, "e.at < :before"), ("since", since, "e.at >= :since"),
+                             ("until", until, "e.at <= :until"), ("kind", kind, "n.kind = :kind")):
+        if value:
+            where.append(sql)
+            params[name] = value
+    wanted = {k: v for k, v in (("op", op), ("actor", actor)) if v}
+    for name, value in wanted.items():
+        where.append(f"e.line LIKE :{name}_like")
+        params[f"{name}_like"] = f'%"{name}":"{value}"%'
     index = memory.index()
-    sql = (f"SELECT e.line, n.kind, t.title, n.state FROM events e LEFT JOIN notes n ON n.id = e.note "
+    # events first, newest first (CROSS JOIN keeps SQLite from starting at the notes of a kind and sorting them all)
+    join = "CROSS JOIN" if kind else "LEFT JOIN"
+    sql = (f"SELECT e.line, n.kind, t.title, n.state FROM events e {join} notes n ON n.id = e.note "
            f"LEFT JOIN note_text t ON t.rowid = n.rowid WHERE {' AND '.join(where)} "
-           "ORDER BY e.at DESC, e.id DESC LIMIT :limit")
-    rows = index.guarded(lambda: index.db.execute(sql, dict(params, limit=limit)).fetchall())
-    out = []
-    for line, note_kind, title, state in rows:
-        ev = json.loads(line)
-        gone = state == "forgotten" or note_kind is None
-        out.append(Activity(ev["at"], "" if gone else note_kind, ev["op"], ev["actor"], ev["note"],
-                            "" if gone else (title or ""), None if gone else ev.get("reason")))
-    return out
+           "ORDER BY e.at DESC, e.id DESC LIMIT :limit OFFSET :offset")
+    out: list[Activity] = []
+    offset = 0
+    while len(out) < limit:
+        rows = index.guarded(lambda at=offset: index.db.execute(sql, dict(params, limit=limit, offset=at)).fetchall())
+        for line, note_kind, title, state in rows:
+            ev = json.loads(line)
+            if any(ev.get(k) != v for k, v in wanted.items()):
+                continue
+            gone = state == "forgotten" or note_kind is None
+            out.append(Activity(ev["at"], "" if gone else note_kind, ev["op"], ev["actor"], ev["note"],
+                                "" if gone else (title or ""), None if gone else ev.get("reason")))
+        if len(rows) < limit:
+            break
+        offset += limit
+    return out[:limit]
 
 
 def curated_commits(memory) -> list[Activity] | None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from ..base.records import Record, field
 from ..curated.parse.units import split_units
+from ..curated.write.fingerprints import FILE as FORGOTTEN_FILE
 from .curated_diff import EntryChange, file_changes
-from .gitsource import Repo, working_files
+from .gitsource import Repo
 from .snapshot import Snapshot, is_curated
 
-LOG_LIMIT = 200  # commits a page shows; an older one is reached through the commit list's last line
+LOG_LIMIT = 50  # commits a page shows; older ones are the next page's (`skip`)
+UNITS_KEPT = 2048  # blobs whose entries are kept split: a blob's text never changes, so neither do they
+_UNITS: dict[str, list] = {}
+_KEPT: dict[tuple, FileHistory] = {}
 NULL_SHA = "0" * 40
 
 
@@ -39,6 +43,21 @@ class FileHistory(Record):
     commits: list[FileCommit] = field(default_factory=list)
     entries: list[tuple] = field(default_factory=list)
     more: bool = False
+    skip: int = 0
+
+
+def _read(memory_dir: str, names) -> dict[str, bytes]:
+    """Just the files a page needs (never the ledger's shards, which can be tens of megabytes)."""
+    import os
+
+    found = {}
+    for name in names:
+        try:
+            with open(os.path.join(memory_dir, *name.split("/")), "rb") as fh:
+                found[name] = fh.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            continue
+    return found
 
 
 def _units(text: str | None) -> list:
@@ -48,11 +67,11 @@ def _units(text: str | None) -> list:
     return list(doc.units) if doc.mode in ("section", "bullet") else []
 
 
-def _log_raw(repo: Repo, path: str, limit: int) -> list[tuple[dict, str, str]]:
+def _log_raw(repo: Repo, path: str, limit: int, skip: int = 0) -> list[tuple[dict, str, str]]:
     """(commit info, old blob, new blob) for each commit that changed `path`, newest first."""
     from ..ledger.storage.ids import ms_to_iso
 
-    out = repo.log_text(path, raw=True, limit=limit + 1)
+    out = repo.log_text(path, raw=True, limit=limit + 1, skip=skip)
     found = []
     for record in out.split("\x1e")[1:]:
         head, _, raw = record.partition("\n")
@@ -65,27 +84,50 @@ def _log_raw(repo: Repo, path: str, limit: int) -> list[tuple[dict, str, str]]:
     return found
 
 
-def file_history(memory, name: str, limit: int = LOG_LIMIT) -> FileHistory:
-    """The history of curated file `name` (relative to the memory folder), as git and the working tree hold it."""
+def _blob_units(sha: str, texts: dict) -> list:
+    if sha == NULL_SHA:
+        return []
+    if sha not in _UNITS:
+        if len(_UNITS) >= UNITS_KEPT:
+            _UNITS.clear()
+        _UNITS[sha] = _units(texts.get(sha))
+    return _UNITS[sha]
+
+
+def file_history(memory, name: str, limit: int = LOG_LIMIT, skip: int = 0) -> FileHistory:
+    """The history of curated file `name` (relative to the memory folder), as git and the working tree hold it:
+    `limit` commits, newest first, after the newest `skip` (the working tree's change comes with the first page)."""
     from ..base.errors import InvalidInput
 
     if not is_curated(name) or ".." in name.split("/"):
         raise InvalidInput(f"{name!r} is not a curated memory file (a .md file of the memory folder)", field="file")
+    if not 1 <= limit <= 500 or not 0 <= skip <= 1_000_000:
+        raise InvalidInput("{field} must be 1..500 commits, after 0 or more", field="limit")
     repo = Repo(memory.root_str, memory.memory_dir_str)
-    now = Snapshot("working tree", None, "", working_files(memory.memory_dir_str))
+    files = _read(memory.memory_dir_str, (name, FORGOTTEN_FILE))
+    key = (repo.top, name, limit, skip, repo.head(), hash(files.get(name)), hash(files.get(FORGOTTEN_FILE)))
+    if key not in _KEPT:  # a commit never changes: the same HEAD and working file give the same page
+        if len(_KEPT) >= 64:
+            _KEPT.clear()
+        _KEPT[key] = _file_history(repo, name, files, limit, skip)
+    return _KEPT[key]
+
+
+def _file_history(repo: Repo, name: str, files: dict, limit: int, skip: int) -> FileHistory:
+    now = Snapshot("working tree", None, "", files)
     hidden = now.forgotten
-    log = _log_raw(repo, f"{repo.memory_rel}/{name}", limit)
-    shas = sorted({s for _, old, new in log for s in (old, new) if s != NULL_SHA})
+    log = _log_raw(repo, f"{repo.memory_rel}/{name}", limit, skip)
+    shas = sorted({s for _, old, new in log for s in (old, new) if s != NULL_SHA and s not in _UNITS})
     texts = dict(zip(shas, (b.decode("utf-8", "replace") for b in repo.blobs(shas)), strict=True))
-    result = FileHistory(name, more=len(log) > limit)
-    head_blob = log[0][2] if log else NULL_SHA
-    work_text = now.text(name)
-    committed = texts.get(head_blob) if head_blob != NULL_SHA else None
-    if work_text != committed:
-        result.commits.append(FileCommit(None, "", "", "uncommitted change in the working tree",
-                                         file_changes(name, _units(committed), _units(work_text), hidden, hidden)))
+    result = FileHistory(name, more=len(log) > limit, skip=skip)
+    if skip == 0:
+        committed = _blob_units(log[0][2], texts) if log else []
+        work = now.units(name)
+        if [u.text for u in work] != [u.text for u in committed]:
+            result.commits.append(FileCommit(None, "", "", "uncommitted change in the working tree",
+                                             file_changes(name, committed, work, hidden, hidden)))
     for info, old, new in log[:limit]:
-        before, after = _units(texts.get(old)), _units(texts.get(new))
+        before, after = _blob_units(old, texts), _blob_units(new, texts)
         result.commits.append(FileCommit(info["commit"], info["at"], info["author"], info["subject"],
                                          _redacted(file_changes(name, before, after, hidden, hidden), after, hidden)))
     result.entries = _entry_histories(result.commits, now.units(name), hidden)
@@ -106,11 +148,9 @@ def _redacted(changes: list[EntryChange], after: list, hidden: frozenset) -> lis
 def _entry_histories(commits: list[FileCommit], units: list, hidden: frozenset) -> list[tuple]:
     from .curated_diff import has_forgotten
 
-    out = []
-    for unit in units:
-        if has_forgotten(unit, hidden):
-            continue
-        seen = [(c.commit, c.at, ch.change) for c in commits for ch in c.changes
-                if ch.heading == unit.heading and ch.change in ("added", "changed")]
-        out.append((unit.heading, seen))
-    return out
+    seen: dict[str, list] = {}
+    for c in commits:
+        for ch in c.changes:
+            if ch.change in ("added", "changed"):
+                seen.setdefault(ch.heading, []).append((c.commit, c.at, ch.change))
+    return [(u.heading, seen.get(u.heading, [])) for u in units if not has_forgotten(u, hidden)]

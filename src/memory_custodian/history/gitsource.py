@@ -117,12 +117,13 @@ class Repo:
         """HEAD's commit, or "" in a repository without one."""
         return self.git("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
 
-    def log_text(self, path: str, *, raw: bool, limit: int | None = None) -> str:
+    def log_text(self, path: str, *, raw: bool, limit: int | None = None, skip: int = 0) -> str:
         """`git log` of `path` (from the top level), one record a commit: `\x1e` then sha, time, author and
         subject split by `\x1f`, then the changed names (`raw`: their old and new blob ids instead)."""
         args = ["log", "--no-color", "--no-renames", "--format=%x1e%H%x1f%ct%x1f%an%x1f%s"]
         args += ["--raw", "--no-abbrev"] if raw else ["--name-only"]
         args += [f"-n{limit}"] if limit else []
+        args += [f"--skip={skip}"] if skip else []
         return self.git(*args, "--", path, check=False).stdout
 
 

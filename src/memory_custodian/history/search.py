@@ -3,11 +3,13 @@ whole words) and the ledger's notes through recall, ranked as an agent would get
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..base.records import Record, field
 
 CURATED_LIMIT = 100
+_SPLIT: dict[tuple, list] = {}  # (path, mtime, size) -> the file's entries: a search reads only what changed
 
 
 class EntryHit(Record):
@@ -47,8 +49,14 @@ def search_entries(memory, query: str) -> tuple[list[EntryHit], int]:
     for name in memory_files(memory.memory_dir_str, CURATED_FOLDERS):
         if name in ("manifest.md", "MEMORY.md"):
             continue
-        doc = split_units(read_utf8(f"{memory.memory_dir_str}/{name}"))
-        for unit in doc.units:
+        path = f"{memory.memory_dir_str}/{name}"
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _SPLIT:
+            if len(_SPLIT) > 4096:
+                _SPLIT.clear()
+            _SPLIT[key] = split_units(read_utf8(path)).units
+        for unit in _SPLIT[key]:
             if all(p.search(unit.text) for p in patterns):
                 if len(hits) < CURATED_LIMIT:
                     hits.append(EntryHit(name, unit.heading, unit.start_line, _snippet(unit.text, patterns[0])))

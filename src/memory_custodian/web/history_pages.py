@@ -54,12 +54,15 @@ def files_page(memory, base: str) -> str:
                                                                    "last commit"), rows, num=(2,)))
 
 
-def file_page(memory, name: str, base: str) -> str:
-    hist = memory.file_history(name)
+def file_page(memory, name: str, params: dict, base: str) -> str:
+    skip_text = field_value(params, "skip") or "0"
+    if not skip_text.isdigit() or len(skip_text) > 7:
+        raise InvalidInput("{field} must be a whole number of commits", field="skip")
+    hist = memory.file_history(name, skip=int(skip_text))
     entries = []
     for heading, seen in hist.entries:
         where = ", ".join(f'<a href="#c-{esc(c or "work")}">{esc(change)} {esc(at[:10]) if at else "now"}</a>'
-                          for c, at, change in seen) or "<span class=muted>before the oldest commit shown</span>"
+                          for c, at, change in seen) or "<span class=muted>not in the commits shown</span>"
         entries.append((esc(heading), where))
     commits = []
     for c in hist.commits:
@@ -67,10 +70,17 @@ def file_page(memory, name: str, base: str) -> str:
         commits.append(f'<li id="c-{esc(c.commit or "work")}"><b>{esc(c.at[:16].replace("T", " ")) or "now"}</b> '
                        f'<span class=muted>{_short(c.commit)} · {esc(c.author)}</span> {esc(c.subject)}'
                        f"<ul>{items}</ul></li>")
-    more = "<p class=muted>older commits are not shown (the newest 200 are)</p>" if hist.more else ""
+    shown = sum(1 for c in hist.commits if c.commit)
+    older = (f'<a href="{href(base, "/file/" + name, [("skip", str(hist.skip + shown))])}">older commits →</a>'
+             if hist.more else "<span class=muted>no older commit</span>")
+    newer = (f'<a href="{href(base, "/file/" + name, [("skip", str(max(0, hist.skip - 50)))])}">← newer</a>'
+             if hist.skip else "")
+    more = f"<div class=pager>{newer}{older}</div>"
+    scope = (f"<p class=muted>Commits {hist.skip + 1}–{hist.skip + shown}, newest first; each entry's history "
+             "below is what these commits did to it.</p>")
     body = (f"<h2>Entries now ({len(entries)})</h2>"
             + (table(("entry", "added and changed in"), entries) if entries else "<p class=muted>no entries</p>")
-            + f"<h2>Commits ({len(hist.commits)}{'+' if hist.more else ''}), newest first</h2>"
+            + f"<h2>Commits ({len(hist.commits)}{'+' if hist.more else ''}), newest first</h2>" + scope
             + ("<ol class=timeline>" + "".join(commits) + "</ol>" if commits
                else "<p class=muted>no commit has changed this file</p>") + more)
     return layout(base, "files", f"{name} through its commits", body)

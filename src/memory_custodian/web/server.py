@@ -132,7 +132,7 @@ class Viewer:
         if path == "/files":
             return history_pages.files_page(memory, base)
         if path.startswith("/file/"):
-            return history_pages.file_page(memory, history_pages.check_name(path, "/file/"), base)
+            return history_pages.file_page(memory, history_pages.check_name(path, "/file/"), params, base)
         if path == "/activity":
             return history_pages.activity_page(memory, params, base)
         if path == "/search":

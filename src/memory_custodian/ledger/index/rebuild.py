@@ -45,12 +45,13 @@ def rebuild_locked(index, progress) -> dict:
     # Bulk load: a page cache of 8 MB (the pages written are not read again: a larger one only
     # raises the rebuild's peak memory), and the secondary event indexes built once at the end.
     db.execute("PRAGMA cache_size=-8000")
-    for name in ("events_note", "events_txn"):
+    for name in ("events_note", "events_txn", "events_at"):
         db.execute(f"DROP INDEX IF EXISTS {name}")
     try:
         result = _rebuild_into(index, progress, files)
         db.execute("CREATE INDEX IF NOT EXISTS events_note ON events(note, at, id)")
         db.execute("CREATE INDEX IF NOT EXISTS events_txn ON events(txn)")
+        db.execute("CREATE INDEX IF NOT EXISTS events_at ON events(at, id)")  # the activity timeline, newest first
         return result
     finally:
         for fd in files:
