@@ -46,7 +46,7 @@ def test_remember_recall_expand_history(project):
     r = cli(project, "expand", note_id)
     assert unfenced(r.stdout).splitlines()[1].startswith("WARNING: revoked")
     r = cli(project, "history", note_id)
-    assert [line.split()[1] for line in r.stdout.splitlines()] == ["create", "revoke"]
+    assert [line.split()[1] for line in unfenced(r.stdout).splitlines()] == ["create", "revoke"]
 
 
 def test_exit_codes(project):

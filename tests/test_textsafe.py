@@ -20,8 +20,9 @@ def test_controls_become_visible_escapes():
 
 
 def test_ordinary_text_passes_untouched():
-    text = "line one\n\tindented · café 日本語 🙂 e\u0301 \u200d"
+    text = "line one\n\tindented · café 日本語 🙂 e\u0301 \u00a0"
     assert printable(text) == text
+    assert printable("a\u200db") == "a\\u200db"  # a zero-width joiner is invisible: shown, by choice
 
 
 @settings(max_examples=200, deadline=None)
@@ -43,9 +44,9 @@ def test_json_safe_keeps_the_value(text):
 
 def test_exactly_the_documented_characters_are_escaped():
     """The fast search class is written as ranges: it must match the escape table code point for code point."""
-    from memory_custodian.base.textsafe import printable
+    from memory_custodian.base.textsafe import INVISIBLE, printable
 
     bidi = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029}
-    unsafe = {c for c in range(0x20) if c not in (0x0A, 0x09)} | set(range(0x7F, 0xA0)) | bidi
-    for c in range(0x3000):
+    unsafe = {c for c in range(0x20) if c not in (0x0A, 0x09)} | set(range(0x7F, 0xA0)) | bidi | INVISIBLE
+    for c in [*range(0x3200), *range(0xFE00, 0x10000), *range(0xE0000, 0xE0200)]:
         assert (printable(f"a{chr(c)}b") != f"a{chr(c)}b") == (c in unsafe), hex(c)

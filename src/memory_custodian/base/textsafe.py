@@ -29,13 +29,35 @@ from .limits import SHOWN_CHARS
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029]
 _CONTROLS = [c for c in range(0x20) if c not in (0x0A, 0x09)] + list(range(0x7F, 0xA0))
 
+# Characters a reader does not see: every format character (Unicode category Cf: U+200B zero-width
+# space, U+2060 word joiner, U+FEFF, the tag characters, …; `tests/test_security_frames.py` holds this
+# list to `unicodedata`), the Hangul and braille fillers that render as blank, the combining grapheme
+# joiner and the variation selectors. Shown as `\uNNNN` (`\U000NNNNN`), so a line cannot hide
+# what starts it; an emoji sequence joined by U+200D shows its joiners too, the price of that.
+_CF_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+              (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+              (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+              (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+              (0xE0020, 0xE007F))
+_BLANK_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+                 (0xFFA0, 0xFFA0), (0xE0100, 0xE01EF))
+INVISIBLE = frozenset(c for lo, hi in (*_CF_RANGES, *_BLANK_RANGES) for c in range(lo, hi + 1))
+
+
+def _escape(c: int) -> str:
+    return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+
+
 _TEXT_TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS}
-_TEXT_TABLE.update({c: f"\\u{c:04x}" for c in _BIDI})
+_TEXT_TABLE.update({c: _escape(c) for c in (*_BIDI, *INVISIBLE)})
 # as ranges, not one escaped character each: the class compiles in a tenth of the time (every command pays it)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + "".join(
+    chr(lo) if lo == hi else f"{chr(lo)}-{chr(hi)}" for lo, hi in (*_CF_RANGES, *_BLANK_RANGES)) + "]")
 
 # inside a JSON document C0 is already escaped by json.dumps; only these can still be raw
-_JSON_TABLE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), *_BIDI)}
+_JSON_TABLE = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), *_BIDI, *(i for i in INVISIBLE if i <= 0xFFFF))}
+_JSON_TABLE.update({c: f"\\u{0xD800 + ((c - 0x10000) >> 10):04x}\\u{0xDC00 + ((c - 0x10000) & 0x3FF):04x}"
+                    for c in INVISIBLE if c > 0xFFFF})
 
 
 def printable(text: str) -> str:

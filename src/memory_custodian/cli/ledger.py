@@ -110,6 +110,7 @@ def history(note_id, fmt, project_root, memory_dir):
     if fmt == "json":
         emit_json({"events": events})
         return
+    lines = []
     for ev in events:
         detail = ev.get("reason") or ""
         if ev["op"] == "create":
@@ -118,7 +119,9 @@ def history(note_id, fmt, project_root, memory_dir):
             detail = f"by #{ev['by']}: {detail}"
         elif ev["op"] == "promote":
             detail = f"to {ev['to']}"
-        echo(printable(f"{ev['at']}  {ev['op']:<10} {ev['actor']:<6} {detail}".rstrip()))
+        lines.append(f"{ev['at']}  {ev['op']:<10} {ev['actor']:<6} {detail}".rstrip())
+    # reasons and titles are whoever wrote them (an agent, a merged pull request): data, as MCP's history is
+    echo(as_data("\n".join(lines)), nl=False)
 
 
 def reindex(fmt, project_root, memory_dir):

@@ -27,28 +27,89 @@ STATE_FRAMES = {
 CHAIN_MAX = 50
 
 # A body line a reader could take for the render's own structure: an index or heading line of a
-# note (`[#k7m2x9qa] …`, `## [#…`), or a frame line (`provenance:`, `WARNING:`, `(memory to verify…)`).
+# note (`[#k7m2x9qa] …`, `## [#…`), any Markdown heading (the pack's own `# Memory context pack`,
+# `## Ledger directives`, `## decisions.md`, `## Cut to fit …`), a frame line (`provenance:`,
+# `WARNING:`, `(memory to verify…)`, `(recorded by a person)`) or a closing line of the pack. It is
+# matched on the line's confusable skeleton (`base/skeleton.py`), so look-alike and invisible
+# characters spell no frame either.
 _SHAPED: list = []  # compiled on first use: most renders hold no structure-shaped body line
+_STRUCTURE_WORDS = ("warning", "provenance", "state", "tags", "paths", "expires", "scope", "supersession",
+                    "user's words", "task", "not loaded", "ledger lines skipped", "more memory", "full text",
+                    "record what", "memory-custodian", "cut to fit")
 
 
 def _shaped():
     if not _SHAPED:
-        _SHAPED.append(re.compile(
-            r"^[\s>*+-]*(?:#+[ \t]*)?(?:\[#|(?:WARNING|provenance|state|tags|paths|expires|scope|"
-            r"supersession|user's words)[ \t]*:|\((?:"
-            + "|".join(re.escape(v.split(",")[0]) for v in PROVENANCE_FRAME.values()) + r"))", re.I))
-    return _SHAPED[0]
+        _SHAPED.append(re.compile(r"^[\s>*+|-]*(?:#+(?:[ \t]|$)|[\[(][ \t]*#|#[0-9a-z]{8}\b|" + _words(str) + ")", re.I))
+        from ..base.skeleton import loose
+
+        # a look-alike line needs no colon after its word: `：`, `︰` and `꞉` fold to no `:` at all
+        _SHAPED.append(re.compile(r"^[\s>*+|-]*(?:" + _words(loose).replace("[^:\\n]{0,40}:", "") + ")", re.I))
+    return _SHAPED
 
 
-BODY_MARK = "│ "  # a body line shaped like structure is shown behind this gutter, so it reads as quoted
+def _words(fold) -> str:
+    """The alternatives of the structure words, frames and states, each folded by `fold`."""
+    frames = [v.split(",")[0].split(" \u2014")[0] for v in (*PROVENANCE_FRAME.values(), "recorded by")]
+    states = [v.split(":")[0] for v in STATE_FRAMES.values() if v]
+    # an apostrophe has look-alikes that fold to another sign (a fullwidth grave, a Greek psili)
+    alt = lambda words: "|".join(  # noqa: E731
+        re.escape(fold(w.casefold())).replace("'", r"\W{0,3}") for w in words)
+    return (f"(?:{alt(_STRUCTURE_WORDS)})\\b[^:\\n]{{0,40}}:|[\\[(]?[ \\t]*(?:{alt(frames)})"
+            f"|{alt(['quoted project memory'])}|(?:{alt(states)})\\b")
+
+
+BODY_MARK = "\u2502 "  # a body line shaped like structure is shown behind this gutter, so it reads as quoted
+
+
+def shaped_like_structure(line: str) -> bool:
+    """Whether `line` (raw or by its confusable skeleton) reads as the render's own structure."""
+    exact, folded = _shaped()
+    if exact.match(line):
+        return True
+    if line.isascii():
+        return False
+    from ..base.skeleton import loose, skeleton
+
+    look = skeleton(line)
+    return bool(exact.match(look) or folded.match(loose(look)))
 
 
 def safe_body(text: str) -> str:
     """`text` with each line a reader could take for a note's frame or index line marked as body."""
-    if "[#" not in text and ":" not in text and "(" not in text and "#" not in text:
-        return text
-    shaped = _shaped().match
-    return "\n".join(BODY_MARK + line if shaped(line) else line for line in text.split("\n"))
+    if text.isascii() and "[#" not in text and ":" not in text and "(" not in text and "#" not in text:
+        lowered = text.lower()
+        if not any(word in lowered for word in ("recorded", "revoked", "superseded", "expired", "flagged",
+                                                "captured", "quoted project")):
+            return text  # the common case: nothing structure-shaped can start a line
+    return "\n".join(BODY_MARK + line if shaped_like_structure(line) else line for line in text.split("\n"))
+
+
+# A title is one field of an index line (`[#id] kind/prio · TITLE · date · who recorded it · state`):
+# it may hold no field separator, and a title that reads as a frame or a state is shown in quotes.
+_SEPARATORS = {ord(c): "-" for c in "\u00b7\u0387\u2022\u2027\u2219\u22c5\u30fb\uff65\u16eb\u2e31\u00b8\u02d1"}
+
+
+def safe_title(title: str) -> str:
+    """`title` as an index line shows it: no `·` (or look-alike) to fake another field, and quoted
+    when its skeleton holds a frame's or a state's words (`recorded by a person`, `REVOKED`)."""
+    if not title:
+        return title
+    shown = title.translate(_SEPARATORS)
+    if title.isascii():
+        look = title.casefold()
+    else:
+        from ..base.skeleton import skeleton
+
+        look = skeleton(title)
+    if _FRAME_WORDS.search(look):
+        return f"\u201c{shown}\u201d"
+    return shown
+
+
+_FRAME_WORDS = re.compile("|".join(re.escape(w.casefold()) for w in (
+    "recorded by", "the user's own words", "memory to verify", "captured automatically", "revoked", "superseded",
+    "expired", "flagged stale", "do not follow", "verify before relying", "no longer in force")))
 
 
 def provenance_frame(provenance: str | None) -> str:
@@ -65,7 +126,7 @@ def index_line(note: Note, state: str | None = None, *, framed: bool = False) ->
     with ` [state]` when it is not active. `framed` (what a hook hands an agent) names who recorded
     it and says the state in words instead."""
     state = state or note.state
-    line = f"[#{note.id}] {note.kind}/{note.priority} · {note.title} · {(note.created_at or '')[:10]}"
+    line = f"[#{note.id}] {note.kind}/{note.priority} · {safe_title(note.title)} · {(note.created_at or '')[:10]}"
     if not framed:
         return line if state == "active" else f"{line} [{state}]"
     line += f" · {provenance_frame(note.provenance)}"
@@ -112,7 +173,7 @@ def _follow(index, note: Note, link: str) -> list[str]:
 
 
 def render(note: Note, state: str, ids: list[str]) -> str:
-    lines = [f"## [#{note.id}] {note.kind}/{note.priority} · {note.title}"]
+    lines = [f"## [#{note.id}] {note.kind}/{note.priority} · {safe_title(note.title)}"]
     warning = state_warning(note, state)
     if warning:
         lines.append(warning)

@@ -32,6 +32,8 @@ SECTION_RE = re.compile(r"^## (%s)(?: \(\d+\))?\s*$" % "|".join(SECTION_LABELS.v
 HEADING_RE = re.compile(r"^###(?:[ \t]|$)")
 ID_HEADING_RE = re.compile(r"^###[ \t]+\[#[0-9a-zA-Z]+\]")
 MARKER_RE = re.compile(r"^<!--\s*note\b")
+# a skeleton is case-folded, and a look-alike `（` may fold to `[`
+_SECTION_LOOK = re.compile(SECTION_RE.pattern.replace(r"\(\d+\)", r"[\[(]\d+[\])]"), re.I)
 META_KEYS = ("kind", "priority", "tags", "paths", "reason")
 META_RE = re.compile(r"^(?:-[ \t]*)?(%s)[ \t]*:" % "|".join(META_KEYS), re.I)
 
@@ -82,12 +84,30 @@ def is_block_start(line: str, next_line: str | None) -> bool:
 
 
 def is_structural(line: str, next_line: str | None) -> bool:
-    return bool(SECTION_RE.match(line)) or is_block_start(line, next_line)
+    """Whether `line` reads as the mirror's structure, by its text or by its confusable skeleton
+    (a fullwidth `＃＃＃ [#…]`, a `### ` behind an invisible character): escaped either way, so a
+    body cannot pose as another note's block to whoever reads the committed mirror."""
+    if SECTION_RE.match(line) or is_block_start(line, next_line):
+        return True
+    if line.isascii() and (next_line is None or next_line.isascii()):
+        return False
+    from ...base.skeleton import skeleton
+
+    look = skeleton(line)
+    nxt = skeleton(next_line) if next_line is not None else None
+    return bool(_SECTION_LOOK.match(look) or _looks_like_block(look, nxt))
+
+
+def _looks_like_block(line: str, next_line: str | None) -> bool:
+    if not HEADING_RE.match(line):
+        return False
+    return bool(ID_HEADING_RE.match(line)) or (next_line is not None and bool(MARKER_RE.match(next_line)
+                                                                            or META_RE.match(next_line)))
 
 
 def escape_body(lines: list[str]) -> list[str]:
-    if not any(line[:1] in ("#", "\\") for line in lines):
-        return lines  # only a line starting with `#` or a backslash can need escaping
+    if not any(line[:1] in ("#", "\\") or not line.isascii() for line in lines):
+        return lines  # only a line starting with `#` or a backslash, or a look-alike of one, can need escaping
     out = []
     for i, line in enumerate(lines):
         nxt = lines[i + 1] if i + 1 < len(lines) else None
@@ -213,9 +233,10 @@ def _render_blocks(out: list, entries) -> None:
 
                 opt += f"- {name}: {json.dumps(v[name], ensure_ascii=False, sort_keys=True)}\n"
         if body:
-            if "#" in body or "\\" in body or "\r" in body or body[-1].isspace():
-                # only a line starting with `#` or a backslash can need escaping; trailing blank lines go
-                lines = escape_body(body_lines(body)) if ("#" in body or "\\" in body or "\r" in body) \
+            plain = body.isascii()
+            if "#" in body or "\\" in body or "\r" in body or body[-1].isspace() or not plain:
+                # only a line starting with `#`, a backslash or a look-alike can need escaping; trailing blank lines go
+                lines = escape_body(body_lines(body)) if ("#" in body or "\\" in body or "\r" in body or not plain) \
                     else body.split("\n")
                 while lines and not lines[-1].strip():
                     lines.pop()
