@@ -291,3 +291,11 @@ def test_the_note_limits_the_ledger_page_states_are_the_code_s():
         limits.PATH_CHARS, limits.PATHS_PER_NOTE]
     assert limits.QUOTE_CHARS == limits.REASON_CHARS  # the page states them as one figure
     assert f"at most {limits.SHOWN_CHARS} characters of what was given" in page
+
+
+def test_every_extra_the_readme_installs_exists():
+    table = text(REPO / "pyproject.toml").split("[project.optional-dependencies]")[1].split("\n[")[0]
+    extras = set(re.findall(r"^(\w[\w-]*) = \[", table, re.M))
+    named = set(re.findall(r"\.\[([\w,-]+)\]", text(README)))
+    unknown = {extra for group in named for extra in group.split(",")} - extras
+    assert not unknown, f"README.md installs extras pyproject.toml does not declare: {sorted(unknown)}"
