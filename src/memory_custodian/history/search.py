@@ -45,7 +45,8 @@ def search_entries(memory, query: str) -> tuple[list[EntryHit], int]:
     from ..base.fsutil import read_utf8
     from ..curated.parse.units import split_units
 
-    hits, more = [], 0
+    hits: list[EntryHit] = []
+    more = 0
     for name in memory_files(memory.memory_dir_str, CURATED_FOLDERS):
         if name in ("manifest.md", "MEMORY.md"):
             continue

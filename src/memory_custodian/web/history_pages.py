@@ -22,9 +22,9 @@ def diff_block(lines: list[str]) -> str:
     out = []
     for line in lines:
         cls = "hunk" if line.startswith("@@") else "add" if line.startswith("+") else "del" if line.startswith(
-            "-") else ""
-        out.append(f'<span class="{cls}">{esc(line)}</span>' if cls else esc(line))
-    return "<pre class=diff>" + "\n".join(out) + "</pre>"
+            "-") else "ctx"
+        out.append(f'<span class="{cls}">{esc(line) or " "}</span>')
+    return "<pre class=diff>" + "".join(out) + "</pre>"  # each line a block: no newline between them
 
 
 def _change(change: str) -> str:
@@ -39,15 +39,15 @@ def files_page(memory, base: str) -> str:
     from ..history.activity import curated_commits
 
     status = memory.status()
-    last: dict[str, object] = {}
+    last: dict = {}  # file -> its newest curated commit (an `Activity`)
     for c in curated_commits(memory) or ():
         for name in c.files:
             last.setdefault(name, c)
     rows = []
     for f in status.files:
-        c = last.get(f.name)
+        newest = last.get(f.name)
         rows.append((f'<a href="{href(base, "/file/" + f.name)}">{esc(f.name)}</a>', budget_bar(f.tokens, f.budget),
-                     str(f.entries), (f'<span class=nowrap>{esc(c.at[:10])}</span> {esc(c.title)}' if c
+                     str(f.entries), (f'<span class=nowrap>{esc(newest.at[:10])}</span> {esc(newest.title)}' if newest
                                       else "<span class=muted>not committed</span>")))
     return layout(base, "files", "Curated files", "<p>Each file's page lists the commits that changed it, entry by "
                   "entry, and each entry's history.</p>" + table(("file", "tokens against budget", "entries",

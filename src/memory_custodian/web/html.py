@@ -75,7 +75,7 @@ ol.timeline > li::before { content: ""; position: absolute; left: -8px; top: 6px
 svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 details summary { cursor: pointer; color: var(--accent); }
 pre.diff .add { background: #dcf3e3; display: block; } pre.diff .del { background: #fbd9d3; display: block; }
-pre.diff .hunk { color: var(--muted); display: block; }
+pre.diff .hunk { color: var(--muted); display: block; } pre.diff .ctx { display: block; }
 .change-added { background: #dcf3e3; } .change-changed { background: #fff1c2; } .change-removed { background: #fbd9d3; }
 .change-archived { background: #e5e1f5; } .change-forgotten { background: #e9e9e9; }
 h3.day { font-size: 14px; margin: 18px 0 4px; border-bottom: 1px solid var(--line); }

@@ -74,10 +74,10 @@ class Live:
     def wait(self, conn: socket.socket, seconds: float) -> bool:
         """Sleep up to `seconds` without polling: True when the client has gone (its socket reads as closed)
         or the viewer is shutting down."""
-        ready, _, _ = select.select([conn, self._wake_r], [], [], seconds)
+        ready, _, _ = select.select([conn.fileno(), self._wake_r], [], [], seconds)
         if self._wake_r in ready or self.closing.is_set():
             return True
-        if conn in ready:
+        if conn.fileno() in ready:
             try:
                 return conn.recv(1, socket.MSG_PEEK) == b""
             except OSError:
