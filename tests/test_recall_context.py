@@ -18,6 +18,14 @@ def test_a_note_gains_the_best_score_of_its_matched_neighbours_within_the_window
     assert context.context_gains(list(reversed(rows))) == gains  # row order never matters
 
 
+def test_notes_written_at_the_same_instant_lend_nothing_to_each_other():
+    """A bulk import or an `edit` check-in writes many notes at once: one write, not one conversation."""
+    rows = [row("a", 9.0, "2026-03-07T19:00:00.000Z"), row("b", 1.0, "2026-03-07T19:00:00.000Z"),
+            row("c", 1.0, "2026-03-07T19:00:30.000Z")]
+    assert context.context_gains(rows) == {"a": 1.0, "b": 1.0, "c": 9.0}  # b gains from c only, not from a
+    assert context.context_gains(rows[:2]) == {}
+
+
 def test_only_the_nearest_two_on_each_side_count():
     rows = [row(f"n{i}", 10.0 if i == 0 else 1.0, f"2026-03-07T19:00:{10 * i:02d}.000Z") for i in range(5)]
     gains = context.context_gains(rows)
