@@ -191,3 +191,23 @@ def test_bad_input_is_one_loud_line(tmp_path, branch):
     Memory.open(loose).init()
     with pytest.raises(Refused, match="not inside a git repository"):
         Memory.open(loose).diff()
+
+
+def test_the_scoped_fold_gives_what_folding_every_note_gives(branch):
+    """The diff folds only the notes it depends on (`ledger_scope`); folding them all must say the same."""
+    from memory_custodian.history import diff as D
+    from memory_custodian.history.gitsource import Repo, working_files
+    from memory_custodian.history.snapshot import Snapshot
+
+    memory = Memory.open(branch["root"])
+    repo = Repo(memory.root_str, memory.memory_dir_str)
+    for base, head in (("main", "feature"), ("feature", "main"), ("main", None)):
+        base_side, head_side = D.resolve(repo, base, head)
+        found = []
+        for scoped in (True, False):
+            files = (working_files(memory.memory_dir_str) if head_side.commit is None
+                     else repo.files_at(head_side.commit))
+            before = Snapshot(base_side.ref, base_side.commit, base_side.at, repo.files_at(base_side.commit))
+            after = Snapshot(head_side.ref, head_side.commit, head_side.at, files)
+            found.append(D.compare(before, after, base_side, head_side, repo.memory_rel, scoped=scoped).to_dict())
+        assert found[0] == found[1], (base, head)

@@ -107,8 +107,15 @@ def diff_memory(memory, base: str | None = None, head: str | None = None) -> Mem
     return compare(before, after, base_side, head_side, repo.memory_rel)
 
 
-def compare(before: Snapshot, after: Snapshot, base_side: Side, head_side: Side, memory_rel: str) -> MemoryDiff:
+def compare(before: Snapshot, after: Snapshot, base_side: Side, head_side: Side, memory_rel: str, *,
+            scoped: bool = True) -> MemoryDiff:
+    """The diff of two snapshots; `scoped` folds only the notes it depends on (False: every note, the
+    reference the scoped fold is tested against)."""
+    from .ledger_scope import scope
+
     entries = curated_changes(before, after)
+    if scoped:
+        before.scope = after.scope = scope(before, after)  # fold only the notes the comparison depends on
     notes = ledger_changes(before, after)
     head_notes = after.ledger()[0]
 

@@ -25,6 +25,7 @@ class Snapshot:
         self.label, self.commit, self.at, self.files = label, commit, at, files
         self._ledger = None
         self._units: dict[str, list] = {}
+        self.scope: set | None = None  # the notes to fold (`ledger_scope.scope`); None: all of them
 
     def text(self, name: str) -> str | None:
         data = self.files.get(name)
@@ -53,7 +54,12 @@ class Snapshot:
             for name in sorted(self.files):
                 folder, _, base = name.rpartition("/")
                 if folder == "ledger" and is_shard_name(base):
-                    events.extend(parse_lines(name, self.files[name], lenient=True)[0])
+                    data = self.files[name]
+                    if self.scope is not None:
+                        from .ledger_scope import restricted
+
+                        data = restricted(data, self.scope)
+                    events.extend(parse_lines(name, data, lenient=True)[0])
             notes, applied, _ = replay(events)
             self._ledger = (notes, applied)
         return self._ledger
