@@ -49,7 +49,8 @@ STDLIB = {
 CATCH_UP_ONLY = {"hashlib", "_hashlib", "_blake2"}
 NEVER = {"argparse", "typing", "dataclasses", "inspect", "pathlib", "subprocess", "mcp", "textwrap", "uuid"}
 
-PROBE = ("import sys\nfloor = set(sys.modules)\nimport io, json, os\nfrom memory_custodian.__main__ import main\n"
+PROBE = ("import sys\nfloor = set(sys.modules)\nimport io, json, os\n"
+         "from memory_custodian.__main__ import main\n"
          "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\nsys.stdout = open(os.devnull, 'w')\n"
          "sys.argv = ['memory-custodian', 'hook', '--host', 'claude', sys.argv[2]]\n"
          "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write(json.dumps(sorted(set(sys.modules) - floor)))")
@@ -75,7 +76,7 @@ def test_a_fresh_hook_loads_only_the_listed_modules(tmp_path):
                                                      "prompt": "Why does the retry budget break the queue worker?"})
     allowed = {("memory_custodian" + k if k != "." else "memory_custodian") for k in OWN} | set(STDLIB)
     new = sorted((start | prompt) - allowed - CATCH_UP_ONLY)
-    assert new == [], "new on the hook path: import it lazily, or measure and list it"
+    assert new == [], "new on the hook path: import it lazily, or measure it and list it"
     assert sorted((start | prompt) & NEVER) == []
     own = {m for m in start | prompt if m.startswith("memory_custodian")}
     assert sorted(m for m in allowed if m.startswith("memory_custodian") and m not in own) == [], "no hook loads these"
