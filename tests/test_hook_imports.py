@@ -53,7 +53,8 @@ PROBE = ("import sys\nfloor = set(sys.modules)\nimport io, json, os\n"
          "from memory_custodian.__main__ import main\n"
          "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\nsys.stdout = open(os.devnull, 'w')\n"
          "sys.argv = ['memory-custodian', 'hook', '--host', 'claude', sys.argv[2]]\n"
-         "try:\n    main()\nexcept SystemExit:\n    pass\nsys.stderr.write(json.dumps(sorted(set(sys.modules) - floor)))")
+         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+         "sys.stderr.write(json.dumps(sorted(set(sys.modules) - floor)))")
 
 
 def _loaded(root, event: str, payload: dict) -> set[str]:
