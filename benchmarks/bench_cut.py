@@ -13,7 +13,6 @@ Prints recall@10, MRR, nDCG@10 and ms per query; the distractor ledgers are cach
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -25,7 +24,6 @@ sys.path.insert(0, str(HERE))
 
 from bench_recall import NOW, SETS, add_distractors, patched  # noqa: E402
 
-from memory_custodian.ledger.recall import semantic  # noqa: E402
 from memory_custodian.ledger.recall.evaluate import evaluate  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
@@ -44,7 +42,6 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", default="test,train")
     ap.add_argument("--out", type=Path, default=HERE / "out")
     args = ap.parse_args(argv)
-    os.environ[semantic.ENV] = "0"  # the lexical ranker, as CI runs it
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"{'set':<13} {'notes':>7} {'split':<6} {'way':<15} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}")
     with tempfile.TemporaryDirectory(prefix="bench-cut-") as tmp:

@@ -22,6 +22,7 @@ from ..storage.store import Ledger, parse_lines
 from .index_rows import (
     FIELD_SIGNATURE,
     FTS_COLUMN_LIST,
+    INSERT_FTS,
     INSERT_META,
     INSERT_TEXT,
     NOTE_COLS,
@@ -29,8 +30,10 @@ from .index_rows import (
     PAGE_CACHE_KIB,
     SCHEMA,
     SCHEMA_VERSION,
+    STORED_FTS,
     UPSERT_EVENT,
     canonical,
+    fts_row,
     note_row_parts,
     note_skipped,
     path_match_sql,
@@ -296,10 +299,9 @@ class Index:
         old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
         if old is not None:
             rowid = old[0]
-            text = db.execute(f"SELECT {FTS_COLUMN_LIST} FROM note_text WHERE rowid = ?", (rowid,)).fetchone()
+            text = fts_row(db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone())
             marks = ", ".join("?" * len(text))
-            db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', ?, {marks})",
-                       (rowid, *text))
+            db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
             for table in ("notes", "note_text"):
                 db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
             for table in ("note_tags", "note_paths"):
@@ -308,11 +310,10 @@ class Index:
             rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
         if note is None:
             return
-        meta, text, tags, prefixes = rows_at(rowid, note_row_parts(note))
+        meta, text, fts, tags, prefixes = rows_at(rowid, note_row_parts(note))
         db.execute(INSERT_META, meta)
         db.execute(INSERT_TEXT, text)
-        fts = text[:-1]  # all but the JSON
-        db.execute(f"INSERT INTO notes_fts(rowid, {FTS_COLUMN_LIST}) VALUES ({', '.join('?' * len(fts))})", fts)
+        db.execute(INSERT_FTS, fts)
         db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
         db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
 

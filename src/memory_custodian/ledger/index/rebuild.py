@@ -15,7 +15,16 @@ from contextlib import contextmanager
 
 from ...base.fsutil import BINARY, read_at
 from ..storage.store import parse_lines
-from .index_rows import INSERT_META, INSERT_TEXT, PAGE_CACHE_KIB, UPSERT_EVENT, canonical, note_skipped, rows_at
+from .index_rows import (
+    INSERT_FTS,
+    INSERT_META,
+    INSERT_TEXT,
+    PAGE_CACHE_KIB,
+    UPSERT_EVENT,
+    canonical,
+    note_skipped,
+    rows_at,
+)
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
@@ -75,7 +84,6 @@ def _rebuild_into(index, progress, files: list[int]) -> dict:
     n_notes = _insert_notes(db, chunks, shards, files, parallel_workers(total), progress)
     if progress:
         progress(0.8)
-    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
     if progress:
         progress(1.0)
     return {"mode": "rebuild", "events": total, "notes": n_notes, "shards": len(shards)}
@@ -156,23 +164,25 @@ def _note_chunks(keys: list[tuple], broken: set[str]) -> list[list[list[tuple]]]
 
 def _insert_notes(db, chunks, shards, files: list[int], workers: int, progress) -> int:
     """Fold the notes chunk by chunk and insert their rows; returns how many notes there are."""
-    batch_meta, batch_text, batch_tags, batch_paths = [], [], [], []
+    batch_meta, batch_text, batch_fts, batch_tags, batch_paths = [], [], [], [], []
     n_notes = 0
     with _folding(chunks, shards, files, workers) as folded:
         for done, parts_list in enumerate(folded, 1):
             for parts in parts_list:
                 n_notes += 1
-                meta, text, tags, prefixes = rows_at(n_notes, parts)
+                meta, text, fts, tags, prefixes = rows_at(n_notes, parts)
                 batch_meta.append(meta)
                 batch_text.append(text)
+                batch_fts.append(fts)
                 batch_tags.extend(tags)
                 batch_paths.extend(prefixes)
             # one chunk at a time: bounded memory on large ledgers
             db.executemany(INSERT_META, batch_meta)
             db.executemany(INSERT_TEXT, batch_text)
+            db.executemany(INSERT_FTS, batch_fts)
             db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
             db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
-            for batch in (batch_meta, batch_text, batch_tags, batch_paths):
+            for batch in (batch_meta, batch_text, batch_fts, batch_tags, batch_paths):
                 batch.clear()
             if progress:
                 progress(0.5 + 0.3 * done / len(chunks))

@@ -83,8 +83,10 @@ class Postings:
             t.execute("DELETE FROM notes_text")
             for chunk in range(0, len(added), 500):
                 ids = added[chunk:chunk + 500]
-                rows = db.execute("SELECT rowid, title, body, tags_text, paths_text, subtokens FROM note_text "
-                                  f"WHERE rowid IN ({','.join('?' * len(ids))})", ids).fetchall()
+                from ..index.index_rows import STORED_FTS, fts_row
+
+                rows = [fts_row(r) for r in db.execute(STORED_FTS + f" WHERE t.rowid IN ({','.join('?' * len(ids))})",
+                                                       ids)]
                 t.executemany("INSERT INTO notes_text(rowid, title, body, tags_text, paths_text, subtokens) "
                               "VALUES (?, ?, ?, ?, ?, ?)", rows)
             self._add(t.execute("SELECT term, doc, col FROM notes_text_vocab"))
