@@ -211,3 +211,21 @@ def test_the_scoped_fold_gives_what_folding_every_note_gives(branch):
             after = Snapshot(head_side.ref, head_side.commit, head_side.at, files)
             found.append(D.compare(before, after, base_side, head_side, repo.memory_rel, scoped=scoped).to_dict())
         assert found[0] == found[1], (base, head)
+
+
+def test_memory_text_cannot_become_markup_in_the_markdown(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    memory = Memory.open(root)
+    memory.init()
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    memory.remember("Body.", kind="finding",
+                    title="See [the docs](http://evil.example) <img src=x onerror=alert(1)> | x")
+    memory.remember("Body.", kind="finding", title="Bidi safe\u202etxt and \x1b[31mred")
+    d = memory.diff()
+    md = d.markdown()
+    assert "\\[the docs\\](http://evil.example)" in md and "&lt;img src=x onerror=alert(1)&gt;" in md and "\\|" in md
+    assert "<img" not in md and "](http" not in md.replace("\\](http", "")
+    assert "\u202e" not in md + d.text() and "\x1b" not in md + d.text()

@@ -15,7 +15,7 @@ ENTRY_MARK = {"added": "+", "changed": "~", "removed": "-", "archived": ">", "fo
 NOTE_MARK = {"created": "+", "superseded": "~", "revoked": "-", "flagged-stale": "?", "expired": "-",
              "reinstated": "+", "promoted": "^", "forgotten": "x"}
 SECRET = "(its text is not shown)"
-_MD = re.compile(r"([\\`*_\[\]<>|~&])")  # what can open markup mid-line; each line starts with our own words
+_MD = re.compile(r"([\\`*_\[\]|~])")  # what can open markup mid-line; each line starts with our own words
 
 
 def _one(text) -> str:
@@ -23,7 +23,9 @@ def _one(text) -> str:
 
 
 def _md(text) -> str:
-    return _MD.sub(r"\\\1", _one(text))
+    """Markdown text: `&`, `<` and `>` as entities (no renderer reads HTML in them), the rest backslash-escaped."""
+    plain = _one(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD.sub(r"\\\1", plain)
 
 
 def entry_line(c, quote=_one) -> str:
