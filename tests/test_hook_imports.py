@@ -38,6 +38,7 @@ OWN = {
 }
 # the standard library's, beyond what `python -c pass` loads
 STDLIB = {
+    "_heapq": 103, "heapq": 116,  # collections.Counter.most_common
     "__future__": 95, "_collections": 43, "_datetime": 180, "_functools": 492, "_json": 138, "_operator": 49,
     "_sqlite3": 604, "_sre": 48, "collections": 538, "collections.abc": 76, "contextlib": 456, "copyreg": 101,
     "datetime": 683, "enum": 952, "errno": 45, "fcntl": 137, "fnmatch": 81, "functools": 382, "itertools": 115,
