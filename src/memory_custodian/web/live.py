@@ -71,6 +71,13 @@ class Live:
             self.closing.set()
             os.write(self._wake_w, b"x")
 
+    def release(self) -> None:
+        """Close the wake-up pipe, once no stream can wait on it (after the handlers are joined)."""
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
+
     def wait(self, conn: socket.socket, seconds: float) -> bool:
         """Sleep up to `seconds` without polling: True when the client has gone (its socket reads as closed)
         or the viewer is shutting down."""

@@ -308,6 +308,7 @@ class ViewerServer(HTTPServer):
         super().server_close()
         self.handlers.shutdown(wait=True)
         self.viewer.worker.shutdown(wait=True)
+        self.viewer.live.release()
 
 
 def _warm_up(memory) -> None:
