@@ -1,4 +1,4 @@
-"""The held-out conversational truth set (benchmarks/heldout/): its test split is frozen, its ledger is its corpus."""
+"""The held-out truth sets (benchmarks/heldout/, benchmarks/history/): test splits frozen, each ledger its corpus."""
 
 from __future__ import annotations
 
@@ -16,13 +16,21 @@ FROZEN = {
 }
 
 
+HISTORY = REPO / "benchmarks" / "history"
+HISTORY_FROZEN = {
+    "truth-test.jsonl": "52c2cc9c08dde03e1d0113bae60ac4a056b05fca817189c1109436d527d64912",
+    "corpus.jsonl": "1d175f98eb5c4a8bd4901bc1ec8164a5a2a7364b56f17f2a10afce319cfb9d29",
+}
+
+
 def _rows(name: str) -> list[dict]:
     return [json.loads(x) for x in (HELDOUT / name).read_text(encoding="utf-8").splitlines()]
 
 
 def test_the_test_split_and_corpus_are_frozen():
-    for name, digest in FROZEN.items():
-        assert hashlib.sha256((HELDOUT / name).read_bytes()).hexdigest() == digest, f"{name} changed: it is frozen"
+    for folder, frozen in ((HELDOUT, FROZEN), (HISTORY, HISTORY_FROZEN)):
+        for name, digest in frozen.items():
+            assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, f"{folder.name}/{name} is frozen"
 
 
 def test_splits_hold_different_chats_and_cite_real_turns():
