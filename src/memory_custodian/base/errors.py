@@ -6,7 +6,10 @@ names the file (and line, where there is one) and says what to do.
 
 from __future__ import annotations
 
+from .limits import SHOWN_CHARS
 
+SHOWN = SHOWN_CHARS
+PATH_SHOWN = 255  # a path longer than one file name can be is shown by its ends
 class Terms:
     """How a message names a Memory argument and the verbs a note allows; each adapter says it its
     own way (the CLI by its flags, MCP by its tool arguments and tools), the library by its own names.
@@ -99,7 +102,10 @@ class CustodianError(Exception):
     def one_line(self, terms: Terms | None = None) -> str:
         where = ""
         if self.path is not None:
-            where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
+            path = str(self.path)
+            if len(path) > PATH_SHOWN:  # an error never echoes unbounded input: a path as long as a page is cut
+                path = f"{path[:SHOWN]}…{path[-SHOWN:]} ({len(path)} characters)"
+            where = f"{path}:{self.line}: " if self.line is not None else f"{path}: "
         message = self.message if terms is None else self.phrased(terms)
         return (where + message).replace("\n", " ")
 

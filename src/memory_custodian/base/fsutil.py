@@ -360,11 +360,15 @@ def project_lock(memory_dir, *, create: bool = True):
         os.close(fd)
 
 
-def read_utf8(path) -> str:
-    """Read a memory file as UTF-8, loudly: a file that is not UTF-8 is named, with the byte offset."""
+def read_utf8(path, limit: int | None = None) -> str:
+    """Read a memory file as UTF-8, loudly: a file that is not UTF-8 is named, with the byte offset.
+    `limit`: refuse a file over that many bytes, reading no more than one past it."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read() if limit is None else fh.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            raise InvalidInput(f"is over {limit:,} bytes, the limit for this file; nothing was read into memory",
+                               path=str(path))
     except FileNotFoundError as exc:
         raise InvalidInput("file not found", path=str(path)) from exc
     except IsADirectoryError as exc:

@@ -17,6 +17,11 @@ REASON_CHARS = 2_000
 TAG_CHARS, TAGS_PER_NOTE = 64, 32
 PATH_CHARS, PATHS_PER_NOTE = 512, 64
 
+# A path a recall is asked about (a touched file, `read --path`): as deep as a file system allows
+# (Linux's PATH_MAX), far past the 512 characters of a note's anchor; a tool call's paths, at most.
+QUERY_PATH_CHARS = 4_096
+QUERY_PATHS = 64
+
 # One shard line (bytes, without its newline). The longest line a v1 writer can make is a note at
 # every limit above with every character escaped as \uNNNN (about 0.45 MB); a longer line is not an
 # event this version wrote, so it is skipped and named, never parsed (a 100 MB line cost 2.5 GB).

@@ -40,8 +40,8 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
     for s in states:
         if s not in RECALL_STATES:
             raise InvalidInput(f"unknown state {s!r}; use one of: {', '.join(RECALL_STATES)}")
-    tags, paths = clean_tags(tags), clean_paths(paths)
-    near_paths = clean_paths(near_paths)
+    tags, paths = clean_tags(tags), clean_paths(paths, query=True)
+    near_paths = clean_paths(near_paths, query=True)
     now = now or now_iso()
     text = require_utf8(query, "QUERY").strip() if isinstance(query, str) and query.strip() else None
     words = ranking.match_words(text) if text else []

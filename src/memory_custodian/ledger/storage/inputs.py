@@ -117,14 +117,17 @@ def clean_tags(tags) -> list[str]:
     return sorted(out)
 
 
-def clean_paths(paths) -> list[str]:
+def clean_paths(paths, *, query: bool = False) -> list[str]:
+    """Paths as stored (a note's anchors, `PATH_MAX` each, `PATHS_MAX` a note) or, with `query`, as a
+    recall is asked about them: a file the agent touched may sit deeper than any anchor is long."""
     out = set()
+    limit = limits.QUERY_PATH_CHARS if query else PATH_MAX
     for raw in paths or ():
         path = str(raw).strip()
         if not path:
             continue
         require_utf8(path, f"path '{_shown(path)}'")
-        bounded(path, PATH_MAX, "a path")
+        bounded(path, limit, "a path")
         path = path.replace("\\", "/")  # as a touched path is read (`globs.normalize_path`): one rule for both
         if path.startswith("/") or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
             raise InvalidInput(f"path {shown(path)} must be relative to the project root, without '..'")
@@ -132,8 +135,9 @@ def clean_paths(paths) -> list[str]:
         if path.endswith("/") and text != ".":
             text += "/"
         out.add(text)
-    if len(out) > PATHS_MAX:
-        raise InvalidInput(f"{len(out)} paths; the limit is {PATHS_MAX} a note")
+    if len(out) > (limits.QUERY_PATHS if query else PATHS_MAX):
+        raise InvalidInput(f"{len(out)} paths; the limit is {limits.QUERY_PATHS if query else PATHS_MAX}"
+                           + ("" if query else " a note"))
     return sorted(out)
 
 

@@ -202,7 +202,9 @@ def edit_checkin(notes, path, reason=None, actor: str = "human"):
     require_memory_dir(notes.memory_dir)
     choice(actor, ACTORS, "actor")
     shown = str(path)
-    buf = parse_buffer(fsutil.read_utf8(os.path.expanduser(shown)), shown)
+    from ...base.limits import EDIT_FILE_BYTES
+
+    buf = parse_buffer(fsutil.read_utf8(os.path.expanduser(shown), limit=EDIT_FILE_BYTES), shown)
     reason = " ".join(str(reason).split()) if reason is not None and str(reason).strip() else None
     ledger = Ledger(notes.memory_dir)
     with fsutil.project_lock(notes.memory_dir):
@@ -265,7 +267,7 @@ def _clean_changes(changes, shown: str) -> None:
     """Hold each new or changed block to the rules `remember` applies; errors name the block's line."""
     from ...base.errors import CustodianError, InvalidInput
     from ...base.secrets import refuse_secrets
-    from ..storage.inputs import TITLE_MAX, clean_paths, clean_tags
+    from ..storage.inputs import BODY_MAX, TITLE_MAX, bounded, clean_paths, clean_tags
 
     for ch in changes:
         try:
@@ -278,6 +280,7 @@ def _clean_changes(changes, shown: str) -> None:
                     raise InvalidInput(f"the title is {len(title)} characters; keep it to {TITLE_MAX}")
                 if not b.body.strip():
                     raise InvalidInput("the note has no body; write its text below the fields")
+                bounded(b.body.strip("\n").rstrip(), BODY_MAX, "the note's text")  # as `remember` holds it
                 refuse_secrets("\n".join([b.title, b.body, *b.tags, *b.paths, ch.reason or ""]), "the note")
             elif ch.reason:
                 refuse_secrets(ch.reason, "the reason")
