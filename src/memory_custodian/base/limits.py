@@ -4,7 +4,7 @@ A limit is enforced where its input is read, not only where it is written: a sha
 from a merged pull request or a hand edit, a hook's stdin from any host, an edit file from any
 editor. Over a limit, the input is refused with one line naming the limit (a write), or the one
 line is skipped and named (a shard line: it costs that line, never the ledger). The table and the
-measured worst case for each limit are in `docs/limits.md` (`benchmarks/bench_limits.py`).
+limits are documented in `docs/limits.md`.
 """
 
 from __future__ import annotations
