@@ -169,9 +169,17 @@ class DoctorReport(Record):
     """What `doctor` found: counts, every problem (`problems`) and those left after a repair
     (`remaining`), what a repair did (`repaired`, and `index`, the rebuild, only when repairing)."""
 
-    FIELDS = ("shards", "events", "notes", "problems", "repaired", "warnings", "trimmed_earlier", "remaining",
-              "ok", "repairable", "index")
-    DEFAULTS = {"index": None}
+    shards: int
+    events: int
+    notes: int
+    problems: list[dict[str, str | None]]
+    repaired: dict[str, int | list[str]] | None
+    warnings: list[str]
+    trimmed_earlier: list[str]
+    remaining: list[dict[str, str | None]]
+    ok: bool
+    repairable: bool
+    index: dict[str, int | str] | None = None
 
     def to_dict(self) -> dict:
         data = self.as_dict()

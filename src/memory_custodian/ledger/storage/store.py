@@ -13,7 +13,7 @@ import os
 
 from ...base import fsutil
 from ...base.errors import Corrupt, CustodianError, InvalidInput, NotFound, Refused
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
 from .model import FORMAT_VERSION, Note, copy_note, encode_event
@@ -23,11 +23,9 @@ TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspect
 
 
 class Replay(Record):
-    FIELDS = ("notes", "events_by_note", "problems")
-    DEFAULTS = {"notes": Factory(dict), "events_by_note": Factory(dict), "problems": Factory(list)}
-    notes: dict[str, Note]
-    events_by_note: dict[str, list[dict]]
-    problems: list[Problem]
+    notes: dict[str, Note] = field(default_factory=dict)
+    events_by_note: dict[str, list[dict]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
 
 def is_shard_name(name: str) -> bool:
