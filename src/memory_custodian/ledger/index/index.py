@@ -46,7 +46,7 @@ NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
-def _is_damaged(exc: BaseException) -> bool:
+def _is_damaged(exc: BaseException | None) -> bool:
     """SQLite's words for a file whose pages (or, since every statement is ours, whose tables) cannot be
     trusted: a table dropped under an open connection is damage too (not: locked, full, read-only)."""
     if not isinstance(exc, sqlite3.DatabaseError):

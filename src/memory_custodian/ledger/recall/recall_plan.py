@@ -247,10 +247,12 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
         unfiltered = ask.accounting != "hits" and not (ask.kinds or ask.selective)
+        counts: tuple[str | None, int, int | None, bool]
         tiers = [ask.broad]
         if _small_ledger(db, unfiltered):
             counts = ask.broad, 0, 0, True  # rank it all, nothing to count
         else:
+            assert ask.text is not None  # a broad match is made from the text
             tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
             cutter = None
             if cut and ranking.USE_CUT and ask.accounting != "hits" and not (ask.kinds or ask.tags or ask.paths):

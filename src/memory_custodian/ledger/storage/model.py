@@ -170,10 +170,8 @@ NOTE_FIELDS = tuple(NoteField(name, Note.DEFAULTS.get(name, REQUIRED), *_KEPT[na
 CREATE_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.from_create)
 
 
-def copy_note(note: Note | None) -> Note | None:
+def copy_note(note: Note) -> Note:
     """A copy a caller may change: the fields are immutable (str, tuples) but for `extra`, copied too."""
-    if note is None:
-        return None
     twin = object.__new__(Note)
     twin.__dict__.update(note.__dict__)
     twin.extra = copy_plain(note.extra) if note.extra else {}

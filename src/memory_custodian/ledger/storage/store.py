@@ -101,6 +101,7 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
                                     event=ev["id"] if code == "bad-event" and isinstance(ev, dict)
                                     and _is_ulid(ev.get("id")) else None))
             continue
+        assert ev is not None  # an event with no reason to skip it was parsed
         if raw:
             ev["_line"] = line.decode("utf-8")
             ev["_off"] = line_start
@@ -258,7 +259,7 @@ class Ledger:
             why = transition_error(note, ev)
             if why is not None:
                 raise Refused(f"{why}; nothing was written")
-            state[ev["note"]] = apply(copy_note(note), ev)
+            state[ev["note"]] = apply(None if note is None else copy_note(note), ev)
         payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
         return os.path.join(self.dir_str, f"{at[:7]}.jsonl"), done, payload
 
@@ -409,7 +410,7 @@ class Ledger:
         shard is rewritten anyway (and has no torn tail), else it is appended first. Every temp file
         is written before the event lands and before any rename, so a full disk mostly stops here
         with nothing changed (`_NothingLanded`); after that, a failure says what landed."""
-        plan = []  # (path, new bytes), the forget event's shard first
+        plan: list[tuple[str, bytes]] = []  # (path, new bytes), the forget event's shard first
         landed = event is None  # finishing a forget whose event is already on disk
         for path in self.shards():
             data = _read(path)

@@ -297,6 +297,7 @@ def _parse_manifest(lines: list[str], offset: int, path: str):
 
 def _parse_block(lines: list[str], s: int, end: int, path: str) -> Block:
     m = _HEADING_PARTS.match(lines[s])
+    assert m is not None  # `s` is a heading line, which the pattern matches
     note_id, title = m.group(1), m.group(2)
     if note_id is not None:
         note_id = note_id.strip().lstrip("#").lower()
