@@ -5,15 +5,16 @@ import sys
 
 import pytest
 
-from memory_custodian.base.records import Factory, Record, field
+from memory_custodian.base.records import Record, field
 from memory_custodian.ledger.recall.recall_result import RecallResult
 from memory_custodian.ledger.storage.fold import Problem
 from memory_custodian.ledger.storage.model import Note
 
 
 class Pair(Record):
-    FIELDS = ("a", "b", "items")
-    DEFAULTS = {"b": 2, "items": Factory(list)}
+    a: int
+    b: int = 2
+    items: list = field(default_factory=list)
 
 
 def test_construction_defaults_and_factories():
@@ -58,6 +59,30 @@ def test_note_fields_are_its_one_declaration():
     assert note.replace(state="revoked").state == "revoked" and note.state == "active"
     assert Problem("c", "m").to_dict() == {"code": "c", "message": "m", "where": None, "note": None, "event": None}
     assert RecallResult(query="q").footer().startswith("0 more matched")
+
+
+def test_how_each_note_field_is_kept_is_said_once_for_each_field():
+    from memory_custodian.ledger.storage import model
+
+    assert list(model._KEPT) == list(Note.FIELDS)  # none missing, none left over, in the note's order
+    assert [f.default for f in model.NOTE_FIELDS[:5]] == [model.REQUIRED] * 5
+    assert model.NOTE_FIELDS[Note.FIELDS.index("extra")].default.make() == {}
+
+
+def test_what_a_write_says_beside_a_note_is_not_part_of_it():
+    note = Note("abc", "gotcha", "high", "t", "b")
+    assert note.mirror_warning is None and note.quote_refused is None
+    note.mirror_warning, note.quote_refused = "stale mirror", "no such sentence"
+    assert (note.mirror_warning, note.quote_refused) == ("stale mirror", "no such sentence")
+    assert "mirror_warning" not in note.to_dict() and "quote_refused" not in note.to_dict()
+    assert note == Note("abc", "gotcha", "high", "t", "b")
+
+
+def test_fields_are_declared_as_annotations_only():
+    with pytest.raises(TypeError, match="annotations"):
+        type("Old", (Record,), {"FIELDS": ("a",)})
+    with pytest.raises(TypeError, match="annotations"):
+        type("Old", (Record,), {"DEFAULTS": {"a": 1}})
 
 
 def test_the_hook_path_does_not_import_dataclasses():

@@ -25,7 +25,7 @@ class Section(Record):
     name: str
     text: str
     tokens: int
-    budget: int
+    budget: int | None
     omitted: list[Omission] = field(default_factory=list)
     oversized: bool = False
     note_ids: list[str] = field(default_factory=list)

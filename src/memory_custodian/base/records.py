@@ -53,14 +53,18 @@ def _own_annotations(cls) -> dict:
 
 @_transform(field_specifiers=(field,))
 class Record:
-    """Subclasses declare their fields as annotations, in order, a default as the class value."""
+    """Subclasses declare their fields as annotations, in order, a default as the class value.
+
+    `FIELDS` (the names, in order) and `DEFAULTS` are derived from those annotations, never declared."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
-    DEFAULTS: ClassVar[dict[str, Any]] = {}
+    DEFAULTS: ClassVar[dict[str, Any]] = {}  # noqa: RUF012  # derived per class by __init_subclass__, never mutated
     _NAMES: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "FIELDS" in cls.__dict__ or "DEFAULTS" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: declare a record's fields as annotations, not FIELDS or DEFAULTS")
         fields, defaults = list(cls.FIELDS), dict(cls.DEFAULTS)  # a subclass extends its parent's fields
         for name, annotation in _own_annotations(cls).items():
             if str(annotation).startswith(("ClassVar", "typing.ClassVar")):

@@ -97,7 +97,7 @@ def _read(path: str) -> bytes | None:
 def scrub_cache_matching(cache: str, pattern, skip: tuple[str, ...] = ()) -> list[str]:
     """Remove every cache file (but the lock, the export list and the files named `skip*`) whose text
     `pattern` finds: a curated hard forget's topic kept in a session's last prompt or checkpoint."""
-    removed = []
+    removed: list[str] = []
     if not os.path.isdir(cache):
         return removed
     for folder, dirs, files in os.walk(cache):

@@ -8,6 +8,10 @@ import re
 
 from ..base.records import Record, field
 
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from ..ledger.recall.recall_result import RecallResult
+
 CURATED_LIMIT = 100
 _SPLIT: dict[tuple, list] = {}  # (path, mtime, size) -> the file's entries: a search reads only what changed
 
@@ -23,7 +27,7 @@ class SearchResult(Record):
     query: str
     entries: list[EntryHit] = field(default_factory=list)
     more_entries: int = 0
-    recall: object = None
+    recall: RecallResult | None = None
 
 
 def _snippet(text: str, pattern: re.Pattern, width: int = 160) -> str:

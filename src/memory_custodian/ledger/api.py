@@ -145,7 +145,8 @@ class LedgerNotes:
         if reason is not None:
             ev["reason"] = reason
         written = self._write([ev], index)
-        return apply(copy_note(index.get_note(full)), written[0])  # the note as the write found it, under the lock
+        found = index.get_note(full)
+        return apply(None if found is None else copy_note(found), written[0])  # the note as the write found it, under the lock
 
     def promote(self, note_id, *, to, actor="human"):
         from .storage.inputs import choice

@@ -56,7 +56,8 @@ def _pack(key: str, blocks, budget: int | None, sep: str, tail: str | None = Non
     from ..base.pack_parts import Omission, Section
     from ..base.tokens import estimate_tokens
 
-    shown, used, oversized = [], 0, False
+    shown: list[tuple[str, str]] = []
+    used, oversized = 0, False
     for note_id, text in blocks:
         cost = estimate_tokens(text)
         if budget is not None and used + cost > budget:

@@ -12,7 +12,7 @@ from ..base.records import Record
 class History(Record):
     """A note's applied events in replay order (each the event as stored: op, at, actor, reason, …)."""
 
-    FIELDS = ("events",)
+    events: list[dict]
 
     def to_dict(self) -> dict:
         return {"events": self.events}
@@ -21,7 +21,7 @@ class History(Record):
 class Expansion(Record):
     """Full notes by id: each `{"id", "note", "state", "warning", "provenance_frame", "chain", "text"}`."""
 
-    FIELDS = ("notes",)
+    notes: list[dict]
     usage_warning: str | None = None  # set by `Memory.expand` when the usage log could not be written
 
     def to_dict(self) -> dict:
@@ -31,7 +31,10 @@ class Expansion(Record):
 class Reindexed(Record):
     """A rebuilt index: how many shards, events and notes it was built from."""
 
-    FIELDS = ("mode", "events", "notes", "shards")
+    mode: str
+    events: int
+    notes: int
+    shards: int
 
     def to_dict(self) -> dict:
         return self.as_dict()
@@ -40,7 +43,10 @@ class Reindexed(Record):
 class NoteForgotten(Record):
     """A hard delete: the forget event kept, the shards rewritten, and what git still holds."""
 
-    FIELDS = ("note", "forget_event", "rewritten", "warning")
+    note: str
+    forget_event: str
+    rewritten: list[str]
+    warning: str
     mirror_warning = None
 
     def to_dict(self) -> dict:
@@ -51,8 +57,14 @@ class Exported(Record):
     """An export, its check (`up_to_date`, `diff`) or a switch of the mirror (`enabled`, `config`);
     what does not apply is None and left out of `to_dict()`."""
 
-    FIELDS = ("path", "notes", "bytes", "written", "up_to_date", "diff", "enabled", "config")
-    DEFAULTS = dict.fromkeys(FIELDS)
+    path: str | None = None
+    notes: int | None = None
+    bytes: int | None = None
+    written: bool | None = None
+    up_to_date: bool | None = None
+    diff: str | None = None
+    enabled: bool | None = None
+    config: str | None = None
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.as_dict().items() if v is not None}
@@ -61,7 +73,9 @@ class Exported(Record):
 class CheckedOut(Record):
     """An edit buffer written: where, how many notes, and when (what a check-in compares against)."""
 
-    FIELDS = ("path", "notes", "checked_out_at")
+    path: str
+    notes: int
+    checked_out_at: str
 
     def to_dict(self) -> dict:
         return self.as_dict()
@@ -70,7 +84,12 @@ class CheckedOut(Record):
 class CheckedIn(Record):
     """An edit buffer turned into one txn: the events written, each change, counts by action."""
 
-    FIELDS = ("path", "events", "txn", "changes", "counts", "unchanged")
+    path: str
+    events: int
+    txn: str | None
+    changes: list[dict]
+    counts: dict[str, int]
+    unchanged: int
     mirror_warning = None
 
     def to_dict(self) -> dict:

@@ -144,6 +144,7 @@ class Viewer:
 
 class Handler(BaseHTTPRequestHandler):
     timeout = READ_TIMEOUT
+    server: ViewerServer  # the one server that makes these handlers
 
     def version_string(self):
         return "memory-custodian"
@@ -300,6 +301,7 @@ class ViewerServer(HTTPServer):
     @property
     def url(self) -> str:
         host = self.server_address[0]
+        host = host.decode() if isinstance(host, bytes) else host  # typed for any socket family; an IP one's is text
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.server_address[1]}{self.viewer.base}/"
 

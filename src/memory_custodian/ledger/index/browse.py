@@ -8,9 +8,9 @@ wants the other thing, every matching note in a fixed order, one page at a time,
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from ..recall.recall_plan import EFFECTIVE_STATE, path_filter
-from ..storage.model import KINDS, PROVENANCES, STATES
+from ..storage.model import KINDS, PROVENANCES, STATES, Note
 from .index_rows import NOTE_COLS, NOTE_FROM, row_note
 
 PAGE_MAX = 500
@@ -22,8 +22,12 @@ class NotePage(Record):
     """One page of notes (`notes`: (note, state as of `now`) pairs, newest first), the `total`
     matching the filters, and where the page starts (`offset`) and how long it may be (`limit`)."""
 
-    FIELDS = ("notes", "total", "offset", "limit", "filters", "now")
-    DEFAULTS = {"notes": Factory(list), "filters": Factory(dict)}
+    total: int
+    offset: int
+    limit: int
+    now: str
+    notes: list[tuple[Note, str]] = field(default_factory=list)
+    filters: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {"total": self.total, "offset": self.offset, "limit": self.limit, "filters": self.filters,

@@ -38,7 +38,7 @@ def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
 
     ledger = Ledger(memory_dir)
     shards = []
-    wanted: set[bytes] = set()
+    wanted: set[bytes | None] = set()
     for path in ledger.shards():
         with open(path, "rb") as fh:
             lines, _ = split_shard(fh.read())

@@ -42,11 +42,15 @@ from .index_rows import (
     rows_at,
 )
 
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh `recall`
+if TYPE_CHECKING:
+    from .warm import Warmer  # imported when first used: a one-shot process never starts it
+
 NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
-def _is_damaged(exc: BaseException) -> bool:
+def _is_damaged(exc: BaseException | None) -> bool:
     """SQLite's words for a file whose pages (or, since every statement is ours, whose tables) cannot be
     trusted: a table dropped under an open connection is damage too (not: locked, full, read-only)."""
     if not isinstance(exc, sqlite3.DatabaseError):
@@ -64,7 +68,7 @@ class Index:
         self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
         # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
         self._meta: tuple | None = None
-        self._warmer = None  # reads the metadata and postings in the background (`warm.py`)
+        self._warmer: Warmer | None = None  # reads the metadata and postings in the background (`warm.py`)
 
     # ---- connection ---------------------------------------------------------------------------
 
@@ -374,7 +378,7 @@ class Index:
             return None
         caches = self._adopt(caches)
         if caches[1] is _ASKED_ONCE:
-            self._warmer.start(caches[0])
+            self._warm().start(caches[0])
             return None
         return caches[1]
 
@@ -392,12 +396,13 @@ class Index:
         caches = self._caches()
         if caches[1] is False:
             self._meta = (caches[0], _ASKED_ONCE, caches[2], False)
+        assert self._meta is not None  # `_caches()` set it
         if self._meta[1] is _ASKED_ONCE:
             self._warm().start(caches[0])
             if wait:
-                self._warmer.wait()
+                self._warm().wait()
 
-    def _warm(self):
+    def _warm(self) -> Warmer:
         if self._warmer is None:
             from .warm import Warmer
 

@@ -89,7 +89,7 @@ def load_truth(truth_path) -> list[dict]:
             continue
         try:
             obj = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise InvalidInput(f"not a JSON object ({exc.msg}) — one query object per line",
                                path=path, line=lineno) from exc
         except RecursionError as exc:  # json recurses per nesting level: a hostile line must not be a traceback

@@ -50,7 +50,8 @@ class Postings:
         only the current term needs a dict."""
         weights = {c: float(w) for c, w in zip(ranking.FTS_COLUMNS, ranking.bm25_weights())}
         size = self.size
-        term, docs = None, {}
+        term: str | None = None
+        docs: dict[int, float] = {}
         for tok_term, doc, col in tokens:
             if tok_term != term:
                 self._flush(term, docs)
@@ -117,8 +118,13 @@ class Postings:
             for i, word in enumerate(missing):
                 toks = got.get(i, [])
                 self._stems[word] = toks[0] if len(toks) == 1 else None
-        out = [self._stems[w] for w in words]
-        return None if any(s is None for s in out) else out
+        out: list[str] = []
+        for w in words:
+            stem = self._stems[w]
+            if stem is None:
+                return None
+            out.append(stem)
+        return out
 
     def _scratch(self) -> sqlite3.Connection:
         """An in-memory FTS5 database with the index's tokenizer, for query words and new notes."""

@@ -121,7 +121,7 @@ _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 @lru_cache(maxsize=65536)
 def split_identifier(ident: str) -> tuple[str, ...]:
     """`workspaceLock_v2` -> (workspace, lock, v, 2); `src/a/b.py` -> (src, a, b, py)."""
-    parts = []
+    parts: list[str] = []
     for piece in _SEP_RE.split(ident):
         parts.extend(m.group(0).lower() for m in _CAMEL_RE.finditer(piece))
     return tuple(p for p in parts if p)

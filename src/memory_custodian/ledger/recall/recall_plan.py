@@ -26,9 +26,24 @@ class RecallQuery(Record):
     for and so wanted (`want_states`), the time, and how much to account for: "full" (counts and
     exclusions), "matched" (the hits and how many matched) or "hits" (the hits only)."""
 
-    FIELDS = ("text", "words", "broad", "expansion", "context", "kinds", "tags", "paths", "near_paths", "exclude_ids", "states",
-              "want_states", "include_all", "limit", "now", "root", "accounting", "ids")
-    DEFAULTS = {"expansion": None, "context": False}
+    text: str | None
+    words: list[tuple[str, bool]]
+    broad: str | None
+    kinds: tuple[str, ...]
+    tags: list[str]
+    paths: list[str]
+    near_paths: list[str]
+    exclude_ids: tuple[str, ...]
+    states: tuple[str, ...]
+    want_states: tuple[str, ...]
+    include_all: bool
+    limit: int
+    now: str
+    root: str | None
+    accounting: str
+    ids: bool
+    expansion: tuple[str, float, tuple[str, ...]] | None = None
+    context: bool = False
 
     @property
     def selective(self) -> bool:
@@ -48,9 +63,20 @@ class Plan(Record):
     the planner chose to rank from it. `cut`: the candidates' rowids when only they are ranked (the
     candidate cut: `base` then holds them, and `rank_count` is how many there are), else None."""
 
-    FIELDS = ("ask", "params", "base", "near", "included", "score", "order", "tiers", "rank_match", "broad_count",
-              "rank_count", "broad_exact", "meta", "cut")
-    DEFAULTS = {"meta": None, "cut": None}
+    ask: RecallQuery
+    params: dict[str, str]
+    base: str
+    near: str | None
+    included: str
+    score: str
+    order: str
+    tiers: list[str]
+    rank_match: str | None
+    broad_count: int
+    rank_count: int | None
+    broad_exact: bool
+    meta: dict | None = None  # `Index.note_meta()`: rowid -> the note's ranking columns
+    cut: list[int] | None = None  # the candidates' rowids (the candidate cut), else None
 
     @property
     def source(self) -> str:
@@ -221,10 +247,12 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
         order = "score DESC, n.created_at DESC, n.created_event DESC, n.id"
         # "matched" is the broadest tier; ranking may use a narrower one on broad queries
         unfiltered = ask.accounting != "hits" and not (ask.kinds or ask.selective)
+        counts: tuple[str | None, int, int | None, bool]
         tiers = [ask.broad]
         if _small_ledger(db, unfiltered):
             counts = ask.broad, 0, 0, True  # rank it all, nothing to count
         else:
+            assert ask.text is not None  # a broad match is made from the text
             tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
             cutter = None
             if cut and ranking.USE_CUT and ask.accounting != "hits" and not (ask.kinds or ask.tags or ask.paths):

@@ -7,7 +7,7 @@ and what its state or scope excluded (with the ids), and the text form always en
 from __future__ import annotations
 
 from ...base.errors import LIBRARY_TERMS, Terms
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from ..frames import index_line
 from ..storage.model import Note
 
@@ -21,7 +21,10 @@ HINTS = {"more_states": "{set:include_all} to include", "more_lines": "raise {fi
 class RecallHit(Record):
     """rank, score, note, and its state as of `now` (time-derived expiry applied)."""
 
-    FIELDS = ("rank", "score", "note", "state")
+    rank: int
+    score: float
+    note: Note
+    state: str
 
     def __init__(self, rank: int, score: float, note: Note, state: str):
         self.rank, self.score, self.note, self.state = rank, score, note, state
@@ -39,22 +42,17 @@ class RecallHit(Record):
 class RecallResult(Record):
     """What a recall returns: the hits, and an account of everything it did not show."""
 
-    FIELDS = ("query", "hits", "matched", "below_ids", "excluded_ids", "excluded_counts", "filters", "accounting",
-              "ids_listed", "partial", "partial_exact")
-    DEFAULTS = {"hits": Factory(list), "matched": 0, "below_ids": Factory(list), "excluded_ids": Factory(dict),
-                "excluded_counts": Factory(dict), "filters": Factory(dict), "accounting": "full", "ids_listed": True,
-                "partial": 0, "partial_exact": True}
     query: str | None
-    hits: list[RecallHit]  # what is shown
-    matched: int  # notes that passed every filter (hits + below the cutoff)
-    below_ids: list[str]
-    excluded_ids: dict[str, list[str]]  # reason -> ids (capped)
-    excluded_counts: dict[str, int]  # reason -> exact count
-    filters: dict
-    accounting: str  # "full"; "matched": what matched, not what was excluded; "hits": the hits only
-    ids_listed: bool  # False when the caller asked for counts without excluded ids (ids=False)
-    partial: int  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
-    partial_exact: bool  # False: `partial` is a lower bound (the broad match was not counted in full)
+    hits: list[RecallHit] = field(default_factory=list)  # what is shown
+    matched: int = 0  # notes that passed every filter (hits + below the cutoff)
+    below_ids: list[str] = field(default_factory=list)
+    excluded_ids: dict[str, list[str]] = field(default_factory=dict)  # reason -> ids (capped)
+    excluded_counts: dict[str, int] = field(default_factory=dict)  # reason -> exact count
+    filters: dict = field(default_factory=dict)
+    accounting: str = "full"  # "full"; "matched": what matched, not what was excluded; "hits": the hits only
+    ids_listed: bool = True  # False when the caller asked for counts without excluded ids (ids=False)
+    partial: int = 0  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
+    partial_exact: bool = True  # False: `partial` is a lower bound (the broad match was not counted in full)
     usage_warning: str | None = None  # set by `Memory.recall` when the usage log could not be written
 
     @property

@@ -38,13 +38,11 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a txn id: named in problem lines,
 class Problem(Record):
     """Something replay skipped or doctor found; `code` is stable, `message` says what to do."""
 
-    FIELDS = ("code", "message", "where", "note", "event")
-    DEFAULTS = {"where": None, "note": None, "event": None}
     code: str  # torn-tail, incomplete-txn, illegal-transition, duplicate-event, bad-event, ...
     message: str
-    where: str | None  # "ledger/2026-11.jsonl:12"
-    note: str | None
-    event: str | None
+    where: str | None = None  # "ledger/2026-11.jsonl:12"
+    note: str | None = None
+    event: str | None = None
 
     def to_dict(self) -> dict:
         return {"code": self.code, "message": self.message, "where": self.where, "note": self.note,

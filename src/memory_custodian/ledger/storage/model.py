@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 
 from ...base.limits import TITLE_CHARS
-from ...base.records import Factory, Record, copy_plain
+from ...base.records import Record, copy_plain, field
+
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process (the hooks read notes)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT_VERSION = 1
 
@@ -47,63 +51,55 @@ LEGAL_NEXT = {
 DEFAULT_LIFETIME_DAYS = {"task": 30}
 
 
-class NoteField(Record):
-    """One field of a note, declared once: everything else (the fold's create, the index's columns
-    and its JSON, the export) is derived from `NOTE_FIELDS`.
-
-    `default`: REQUIRED when a note cannot lack it (a `Factory` for a fresh list or dict).
-    `stored`: where the index keeps it — "text" (a `note_text` column FTS5 searches; a tuple is
-    kept newline-joined), "column" (a column of `notes`, for filters and order), "json" (a key of
-    the note's JSON object, left out when it holds the default).
-    `shown`: how the export renders it — "block" (a fixed line of the note's block, written by
-    hand in `export.py`), "line" (`- name: value`, as JSON, when not the default), "no" (never).
-    `from_create`: copied from the create event's key of the same name (the ledger format's field).
-    """
-
-    FIELDS = ("name", "default", "stored", "shown", "from_create")
-    DEFAULTS = {"shown": "block", "from_create": False}
-
-
-REQUIRED = object()  # a NoteField default: the field has none
-
-# In this order a `Note` takes positional arguments and lists its fields.
-NOTE_FIELDS = (
-    NoteField("id", REQUIRED, "column"),
-    NoteField("kind", REQUIRED, "column", from_create=True),
-    NoteField("priority", REQUIRED, "column", from_create=True),
-    NoteField("title", REQUIRED, "text", from_create=True),
-    NoteField("body", REQUIRED, "text", from_create=True),
-    NoteField("tags", (), "text", from_create=True),
-    NoteField("paths", (), "text", from_create=True),
-    NoteField("provenance", "human", "json", from_create=True),
-    NoteField("quote", None, "json", from_create=True),  # the verbatim user quote a user-stated note is bound to
-    NoteField("scope", "workspace", "column", from_create=True),
-    NoteField("branch", None, "column", from_create=True),
-    NoteField("expires", None, "column", from_create=True),  # ISO UTC; expiry is derived at read time
-    NoteField("supersedes", None, "json", from_create=True),  # the note this one replaced
-    NoteField("created_at", "", "column"),  # ISO UTC with milliseconds and Z
-    NoteField("created_by", "human", "json"),  # actor of the create event
-    NoteField("state", "active", "column"),  # one of STATES, as of the fold (see `state_at`)
-    NoteField("superseded_by", None, "json"),
-    NoteField("state_reason", None, "json"),  # the reason of the event that set the current state
-    NoteField("updated_at", "", "json"),  # `at` of the last event
-    NoteField("last_event", "", "json", "no"),  # id of the last event (edit check-in conflict detection)
-    NoteField("event_count", 0, "json", "no"),
-    NoteField("extra", Factory(dict), "json"),  # create-event keys the format does not name, kept and shown
-    NoteField("created_event", "", "column", "no"),  # the create's id: total order among notes of one ms
-)
-CREATE_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.from_create)
-
-
 class Note(Record):
-    """One note as the fold leaves it; its fields are `NOTE_FIELDS`. (A plain record: see
-    `records.py` for why not a dataclass.)"""
+    """One note as the fold leaves it. (A plain record: see `records.py` for why not a dataclass.)
 
-    FIELDS = tuple(f.name for f in NOTE_FIELDS)
-    DEFAULTS = {f.name: f.default for f in NOTE_FIELDS if f.default is not REQUIRED}
+    The fields are declared here once, in the order a `Note` takes positional arguments; how the
+    ledger, the index and the export keep each of them is `NOTE_FIELDS`, below."""
+
+    id: str
+    kind: str
+    priority: str
+    title: str
+    body: str
+    tags: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    provenance: str = "human"
+    quote: str | None = None  # the verbatim user quote a user-stated note is bound to
+    scope: str = "workspace"
+    branch: str | None = None
+    expires: str | None = None  # ISO UTC; expiry is derived at read time
+    supersedes: str | None = None  # the note this one replaced
+    created_at: str = ""  # ISO UTC with milliseconds and Z
+    created_by: str = "human"  # actor of the create event
+    state: str = "active"  # one of STATES, as of the fold (see `state_at`)
+    superseded_by: str | None = None
+    state_reason: str | None = None  # the reason of the event that set the current state
+    updated_at: str = ""  # `at` of the last event
+    last_event: str = ""  # id of the last event (edit check-in conflict detection)
+    event_count: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)  # create-event keys the format does not name, kept and shown
+    created_event: str = ""  # the create's id: total order among notes of one ms
+
     # A note `Memory` returns from a write also carries what the write says beside it, never part of the
-    # note (so not a field): `mirror_warning` (the export mirror could not be re-rendered, and how to fix
-    # it) and, from remember and supersede, `quote_refused` (why a writer's quote was not bound).
+    # note (so not a field, and not in its JSON): `mirror_warning` (the export mirror could not be
+    # re-rendered, and how to fix it) and, from remember and supersede, `quote_refused` (why a writer's
+    # quote was not bound). Each is None on a note no write returned.
+    @property
+    def mirror_warning(self) -> str | None:
+        return self.__dict__.get("_mirror_warning")
+
+    @mirror_warning.setter
+    def mirror_warning(self, value: str | None) -> None:
+        self.__dict__["_mirror_warning"] = value
+
+    @property
+    def quote_refused(self) -> str | None:
+        return self.__dict__.get("_quote_refused")
+
+    @quote_refused.setter
+    def quote_refused(self, value: str | None) -> None:
+        self.__dict__["_quote_refused"] = value
 
     def to_dict(self) -> dict:
         """The note as JSON-ready data (tags and paths as lists), for `--format json` and MCP."""
@@ -122,10 +118,60 @@ class Note(Record):
         return f"#{self.id}"
 
 
-def copy_note(note: Note | None) -> Note | None:
+class NoteField(Record):
+    """How the ledger, the index and the export keep one field of `Note`: everything else (the fold's
+    create, the index's columns and its JSON, the export) is derived from `NOTE_FIELDS`.
+
+    `default`: the note's own (REQUIRED when a note cannot lack it; a `Factory` for a fresh dict).
+    `stored`: where the index keeps it — "text" (a `note_text` column FTS5 searches; a tuple is
+    kept newline-joined), "column" (a column of `notes`, for filters and order), "json" (a key of
+    the note's JSON object, left out when it holds the default).
+    `shown`: how the export renders it — "block" (a fixed line of the note's block, written by
+    hand in `export.py`), "line" (`- name: value`, as JSON, when not the default), "no" (never).
+    `from_create`: copied from the create event's key of the same name (the ledger format's field).
+    """
+
+    name: str
+    default: object
+    stored: str
+    shown: str = "block"
+    from_create: bool = False
+
+
+REQUIRED = object()  # a NoteField default: the field has none
+
+# (stored, shown, from_create) of each field of `Note`; a field missing here fails at import.
+_KEPT = {
+    "id": ("column", "block", False),
+    "kind": ("column", "block", True),
+    "priority": ("column", "block", True),
+    "title": ("text", "block", True),
+    "body": ("text", "block", True),
+    "tags": ("text", "block", True),
+    "paths": ("text", "block", True),
+    "provenance": ("json", "block", True),
+    "quote": ("json", "block", True),
+    "scope": ("column", "block", True),
+    "branch": ("column", "block", True),
+    "expires": ("column", "block", True),
+    "supersedes": ("json", "block", True),
+    "created_at": ("column", "block", False),
+    "created_by": ("json", "block", False),
+    "state": ("column", "block", False),
+    "superseded_by": ("json", "block", False),
+    "state_reason": ("json", "block", False),
+    "updated_at": ("json", "block", False),
+    "last_event": ("json", "no", False),
+    "event_count": ("json", "no", False),
+    "extra": ("json", "block", False),
+    "created_event": ("column", "no", False),
+}
+NOTE_FIELDS = tuple(NoteField(name, Note.DEFAULTS.get(name, REQUIRED), *_KEPT[name]) for name in Note.FIELDS)
+CREATE_FIELDS = tuple(f.name for f in NOTE_FIELDS if f.from_create)
+
+
+def copy_note(note: Note) -> Note:
     """A copy a caller may change: the fields are immutable (str, tuples) but for `extra`, copied too."""
-    if note is None:
-        return None
     twin = object.__new__(Note)
     twin.__dict__.update(note.__dict__)
     twin.extra = copy_plain(note.extra) if note.extra else {}

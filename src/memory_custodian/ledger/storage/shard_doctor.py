@@ -19,6 +19,10 @@ from ...base.errors import CustodianError, PartlyWritten
 from ...base.records import Record
 from .store import TORN_DIR, Ledger, split_shard
 
+TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
+if TYPE_CHECKING:
+    from typing import Any
+
 REPAIRABLE = ("torn-tail", "incomplete-txn", "forgotten-leftovers")
 
 
@@ -51,7 +55,7 @@ def _check(ledger: Ledger):
         copies.setdefault(ev["id"], set()).add(_canonical(ev))
     problems = problems + [_with_advice(p, copies) for p in fold_problems]
     forgotten = {n for n, note in notes.items() if note.state == "forgotten"}
-    extra = {}
+    extra: dict[str, list[dict]] = {}
     for ev in events:
         if ev["note"] in forgotten and ev["op"] != "forget":
             extra.setdefault(ev["note"], []).append(ev)
@@ -113,7 +117,9 @@ def _repair(ledger: Ledger, events, problems, extra, copies) -> dict:
     forgotten_ids = {ev["id"] for evs in extra.values() for ev in evs}
     strip_ids = {ev["id"] for ev in events if ev["txn"] in broken_txns} | forgotten_ids
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    backups, removed_lines, trimmed, rewritten = [], 0, 0, []
+    backups: list[str] = []
+    rewritten: list[str] = []
+    removed_lines, trimmed = 0, 0
     for path in ledger.shards():
         with open(path, "rb") as fh:
             data = fh.read()
@@ -169,9 +175,17 @@ class DoctorReport(Record):
     """What `doctor` found: counts, every problem (`problems`) and those left after a repair
     (`remaining`), what a repair did (`repaired`, and `index`, the rebuild, only when repairing)."""
 
-    FIELDS = ("shards", "events", "notes", "problems", "repaired", "warnings", "trimmed_earlier", "remaining",
-              "ok", "repairable", "index")
-    DEFAULTS = {"index": None}
+    shards: int
+    events: int
+    notes: int
+    problems: list[dict[str, str | None]]
+    repaired: dict[str, int | list[str]] | None
+    warnings: list[str]
+    trimmed_earlier: list[str]
+    remaining: list[dict[str, str | None]]
+    ok: bool
+    repairable: bool
+    index: dict[str, int | str] | None = None
 
     def to_dict(self) -> dict:
         data = self.as_dict()
@@ -189,7 +203,7 @@ def run_doctor(ledger: Ledger, *, repair: bool = False, yes: bool = False) -> Do
     dead_temps = dead_writer_temp_files(ledger)  # taking the lock sweeps them: say so
     with fsutil.project_lock(ledger.memory_dir_str):
         events, notes, problems, extra, copies = _check(ledger)
-        report = {"shards": len(ledger.shards()), "events": len(events), "notes": len(notes),
+        report: dict[str, Any] = {"shards": len(ledger.shards()), "events": len(events), "notes": len(notes),
                   "problems": [p.to_dict() for p in problems], "repaired": None}
         report["warnings"] = [
             f"{ledger.rel(p)}: a hidden file, not read as a shard — rename it without the leading dot if its "

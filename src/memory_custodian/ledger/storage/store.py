@@ -13,7 +13,7 @@ import os
 
 from ...base import fsutil
 from ...base.errors import Corrupt, CustodianError, InvalidInput, NotFound, Refused
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
 from .model import FORMAT_VERSION, Note, copy_note, encode_event
@@ -23,11 +23,9 @@ TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspect
 
 
 class Replay(Record):
-    FIELDS = ("notes", "events_by_note", "problems")
-    DEFAULTS = {"notes": Factory(dict), "events_by_note": Factory(dict), "problems": Factory(list)}
-    notes: dict[str, Note]
-    events_by_note: dict[str, list[dict]]
-    problems: list[Problem]
+    notes: dict[str, Note] = field(default_factory=dict)
+    events_by_note: dict[str, list[dict]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
 
 def is_shard_name(name: str) -> bool:
@@ -103,6 +101,7 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
                                     event=ev["id"] if code == "bad-event" and isinstance(ev, dict)
                                     and _is_ulid(ev.get("id")) else None))
             continue
+        assert ev is not None  # an event with no reason to skip it was parsed
         if raw:
             ev["_line"] = line.decode("utf-8")
             ev["_off"] = line_start
@@ -260,7 +259,7 @@ class Ledger:
             why = transition_error(note, ev)
             if why is not None:
                 raise Refused(f"{why}; nothing was written")
-            state[ev["note"]] = apply(copy_note(note), ev)
+            state[ev["note"]] = apply(None if note is None else copy_note(note), ev)
         payload = "".join(encode_event(ev) for ev in done).encode("utf-8")
         return os.path.join(self.dir_str, f"{at[:7]}.jsonl"), done, payload
 
@@ -411,7 +410,7 @@ class Ledger:
         shard is rewritten anyway (and has no torn tail), else it is appended first. Every temp file
         is written before the event lands and before any rename, so a full disk mostly stops here
         with nothing changed (`_NothingLanded`); after that, a failure says what landed."""
-        plan = []  # (path, new bytes), the forget event's shard first
+        plan: list[tuple[str, bytes]] = []  # (path, new bytes), the forget event's shard first
         landed = event is None  # finishing a forget whose event is already on disk
         for path in self.shards():
             data = _read(path)

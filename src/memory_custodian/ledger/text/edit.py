@@ -15,7 +15,7 @@ import json
 import re
 
 from ...base.errors import InvalidInput, Refused
-from ...base.records import Factory, Record
+from ...base.records import Record, field
 from ..storage.model import KINDS, PRIORITIES, Note
 from .export import (
     META_KEYS,
@@ -119,10 +119,18 @@ def render_block(note: Note) -> list[str]:
 class Block(Record):
     """One note block of a checked-out buffer: `line` the 1-based line of its heading."""
 
-    FIELDS = ("line", "id", "last_event", "sha", "title", "kind", "priority", "tags", "paths", "reason", "body",
-              "field_lines")
-    DEFAULTS = {"kind": None, "priority": None, "tags": (), "paths": (), "reason": None, "body": "",
-                "field_lines": Factory(dict)}
+    line: int
+    id: str | None
+    last_event: str | None
+    sha: str | None
+    title: str
+    kind: str | None = None
+    priority: str | None = None
+    tags: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    reason: str | None = None
+    body: str = ""
+    field_lines: dict[str, int] = field(default_factory=dict)
 
     def fields(self) -> dict:
         return fields_of(self.title, self.body, self.kind, self.priority, self.tags, self.paths)
@@ -131,7 +139,9 @@ class Block(Record):
 class Buffer(Record):
     """A parsed buffer: `manifest` is note id -> (last event id, sha)."""
 
-    FIELDS = ("checked_out_at", "manifest", "blocks")
+    checked_out_at: str
+    manifest: dict[str, tuple[str, ...]]
+    blocks: list[Block]
 
 
 def parse_list(value: str, path: str, line: int, what: str) -> tuple:
@@ -287,6 +297,7 @@ def _parse_manifest(lines: list[str], offset: int, path: str):
 
 def _parse_block(lines: list[str], s: int, end: int, path: str) -> Block:
     m = _HEADING_PARTS.match(lines[s])
+    assert m is not None  # `s` is a heading line, which the pattern matches
     note_id, title = m.group(1), m.group(2)
     if note_id is not None:
         note_id = note_id.strip().lstrip("#").lower()
@@ -354,8 +365,13 @@ class Change(Record):
     """One step of a check-in: `action` create, supersede or revoke; `note` the existing note (None
     for create); `changed` the field names that differ."""
 
-    FIELDS = ("action", "note", "line", "changed", "reason", "block", "recorded_last_event")
-    DEFAULTS = {"changed": Factory(list), "reason": None, "block": None, "recorded_last_event": None}
+    action: str
+    note: str | None
+    line: int | None
+    changed: list[str] = field(default_factory=list)
+    reason: str | None = None
+    block: Block | None = None
+    recorded_last_event: str | None = None
 
 
 def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<buffer>") -> list:

@@ -227,8 +227,8 @@ def _render_blocks(out: list, entries) -> None:
                 opt += f"- quote: {json.dumps(quote, ensure_ascii=False)}\n"
             for key in sorted(k for k in extra if k != "expires_default"):
                 opt += f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n"
-        for name, default in LINE_FIELDS:
-            if v[name] != default:
+        for name, unset in LINE_FIELDS:
+            if v[name] != unset:
                 import json
 
                 opt += f"- {name}: {json.dumps(v[name], ensure_ascii=False, sort_keys=True)}\n"

@@ -154,7 +154,7 @@ class MirrorDebouncer:
         self._render = render or refresh_mirror_if_enabled
         self._lock = threading.Lock()
         self._render_lock = threading.Lock()
-        self._timer = None
+        self._timer: threading.Timer | None = None
         self._pending = False
         self.renders = 0
 
