@@ -5,7 +5,8 @@
 For each truth set (software notes, dialogue turns) and each ledger size (the truth set alone, then
 with N make_corpus distractor notes appended to its shards), every query of the split runs through
 `Memory.recall` (`eval`'s harness) three ways: the broad tier in full on any ledger (no tiers), the
-tiers without the cut, and the tiers with the cut (the committed ranker). On the truth set alone the
+tiers without the cut (what a full recall does), and the tiers with the cut, which only the prompt
+hook's recall uses (`ranking.CUT_ACCOUNTING`), forced on here. On the truth set alone the
 tiers are forced on (`SMALL`), so the cut's effect shows on the held-out queries too.
 Prints recall@10, MRR, nDCG@10 and ms per query; the distractor ledgers are cached under OUT.
 """
@@ -28,7 +29,7 @@ from memory_custodian.ledger.recall.evaluate import evaluate  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 WAYS = {"broad in full": {"TIER_MIN_NOTES": 10**9, "USE_CUT": False},
-        "tiers, no cut": {"USE_CUT": False}, "tiers + cut": {"USE_CUT": True}}
+        "tiers, no cut": {"USE_CUT": False}, "tiers + cut": {"USE_CUT": True, "CUT_ACCOUNTING": ("matched", "full")}}
 
 
 # On the truth set alone (about 1,000 notes) the tiers and the cut are forced on at a tenth of their

@@ -294,6 +294,7 @@ def test_the_candidate_cut_scores_its_notes_as_the_full_ranking_does_and_counts_
     monkeypatch.setattr(ranking, "TIER_MIN_NOTES", 0)
     monkeypatch.setattr(ranking, "CANDIDATE_LIMIT", 10)
     monkeypatch.setattr(ranking, "CUT_MIN", 12)
+    monkeypatch.setattr(ranking, "CUT_RARE_MAX", 10)  # "timeout" (8 notes) is the one rare word
     statements: list[str] = []
     db = mem.index().db
     db.set_trace_callback(statements.append)

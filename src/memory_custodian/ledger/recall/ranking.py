@@ -391,7 +391,13 @@ TIER_MIN_NOTES = 10000  # smaller ledgers always rank the broad tier in full (ex
 # only they are scored, on the broad MATCH itself, so each keeps the very score that ranking the
 # broad tier in full gives it (`recall_plan.cut_candidates`; measured in docs/performance.md).
 USE_CUT = True
+# The recalls that use it: the prompt hook's ("matched": the top lines above a floor, and how many
+# more matched). A full-account recall (the CLI, MCP, `eval`) ranks exactly: with the cut, the
+# software truth set's held-out recall@10 among 74,900 distractors fell 0.612 -> 0.576 (notes that
+# share one common word of the query, many times, in their title and tags: `benchmarks/bench_cut.py`).
+CUT_ACCOUNTING = ("matched",)
 CUT_MIN = 100
+CUT_RARE_MAX = 1000  # notes holding the query's rarest units, all of them candidates
 CUT_MAX = 2000  # a level past this many notes ends the search: the level before it, or the tier in full
 CUT_QUERIES_MAX = 40  # AND queries at most (a query of 8 units: every one, all but one, all but two)
 

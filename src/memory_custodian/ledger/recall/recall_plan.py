@@ -205,30 +205,44 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=
     return rank_match, broad, rank_count, broad_exact
 
 
+def _rowids(db, expr: str, cap: int) -> list[int]:
+    return [r for (r,) in db.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?", (expr, cap + 1))]
+
+
 def cut_candidates(db, units: list[str], extra: str, limit: int) -> list[int] | None:
-    """The candidate cut (`ranking.USE_CUT`): the rowids of the notes holding every unit but
-    `drop`, for drop 0, 1, 2, ... until there are CUT_MIN of them; None when no level fits."""
+    """The candidate cut (`ranking.USE_CUT`), MaxScore's split of a query: its rarest units, up to
+    CUT_RARE_MAX notes holding them, are essential (every note holding one is a candidate: a rare
+    word weighs most under BM25), and of the common ones a note must hold all but `drop`, for drop
+    0, 1, 2, ... until there are CUT_MIN candidates. The rowids, or None when no level fits."""
     from itertools import combinations
 
-    n, queries, last = len(units), 0, None
+    dfs = [len(_rowids(db, unit, ranking.CUT_MAX)) for unit in units]
+    rare, held = [], 0
+    for i in sorted(range(len(units)), key=lambda i: (dfs[i], i)):
+        if held + dfs[i] > ranking.CUT_RARE_MAX:
+            break
+        rare.append(i)
+        held += dfs[i]
+    found: set[int] = set(_rowids(db, " OR ".join(f"({units[i]})" for i in rare) + extra, ranking.CUT_MAX)) \
+        if rare else set()
+    common = [u for i, u in enumerate(units) if i not in rare]
+    n, queries, last = len(common), 0, found
     for keep in range(n, 0, -1):
+        if len(last) >= ranking.CUT_MIN:
+            break
         combos = list(combinations(range(n), keep))
         queries += len(combos)
         if queries > ranking.CUT_QUERIES_MAX:
             break
-        level: set[int] = set()
+        level = set(found)
         for combo in combos:
-            expr = " AND ".join(f"({units[i]})" for i in combo) + extra
-            level.update(r for (r,) in db.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?",
-                                                  (expr, ranking.CUT_MAX + 1)))
+            level.update(_rowids(db, " AND ".join(f"({common[i]})" for i in combo) + extra, ranking.CUT_MAX))
             if len(level) > ranking.CUT_MAX:
                 break
         if len(level) > ranking.CUT_MAX:
             break
         last = level
-        if len(level) >= ranking.CUT_MIN:
-            break
-    return sorted(last) if last is not None and len(last) >= max(limit, 1) else None
+    return sorted(last) if len(last) >= max(limit, 1) else None
 
 
 def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
@@ -255,7 +269,8 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
             assert ask.text is not None  # a broad match is made from the text
             tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
             cutter = None
-            if cut and ranking.USE_CUT and ask.accounting != "hits" and not (ask.kinds or ask.tags or ask.paths):
+            if cut and ranking.USE_CUT and ask.accounting in ranking.CUT_ACCOUNTING and not (
+                    ask.kinds or ask.tags or ask.paths):
                 units, extra = tier_units(ask.text)
                 if len(units) > 1:
                     cutter = lambda: cut_candidates(db, units, extra, ask.limit)  # noqa: E731
