@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
 from events import EVENTS, FILLER, PEOPLE, REACTIONS  # noqa: E402
-from make_truth import NOW, Builder, write_project, write_truth  # noqa: E402
+from make_truth import NOW, Builder, check_replay, write_project, write_truth  # noqa: E402
 
 MANIFEST = """# Memory Manifest
 
@@ -158,11 +158,7 @@ def write(b: Builder, queries: list[dict]) -> None:
 def main() -> None:
     b, queries = build()
     write(b, queries)
-    from memory_custodian.ledger.storage.store import Ledger
-
-    replay = Ledger(HERE / "project" / "docs" / "memory").load()
-    if replay.problems or len(replay.notes) != len(b.notes):
-        raise SystemExit(f"ledger problems: {[p.to_dict() for p in replay.problems[:3]]}")
+    check_replay(HERE / "project" / "docs" / "memory", len(b.notes))
     cats = Counter(q["category"] for q in queries)
     print(f"{len(b.notes)} notes, {len(queries)} queries ({', '.join(f'{k} {v}' for k, v in sorted(cats.items()))}), "
           f"last turn {max(e['at'] for e in b.events)}, evaluate as of {NOW}")

@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "recall"))
 
-from make_truth import NOW, Builder, write_project  # noqa: E402
+from make_truth import NOW, Builder, check_replay, write_project  # noqa: E402
 
 DEV_PAIRS = ("maya-tom", "ines-kofi", "ravi-hannah")
 TEST_PAIRS = ("lucas-amara", "priya-daniel", "sofia-jonah")
@@ -167,11 +167,7 @@ def write(b: Builder, queries: list[dict]) -> None:
 def main() -> None:
     b, queries = build()
     write(b, queries)
-    from memory_custodian.ledger.storage.store import Ledger
-
-    replay = Ledger(HERE / "project" / "docs" / "memory").load()
-    if replay.problems or len(replay.notes) != len(b.notes):
-        raise SystemExit(f"ledger problems: {[p.to_dict() for p in replay.problems[:3]]}")
+    check_replay(HERE / "project" / "docs" / "memory", len(b.notes))
     cats = Counter(q["category"] for q in queries)
     print(f"{len(b.notes)} notes, {len(queries)} questions ({', '.join(f'{k} {v}' for k, v in sorted(cats.items()))}), "
           f"evaluate as of {NOW}")

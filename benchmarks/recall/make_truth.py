@@ -288,6 +288,15 @@ def write(b: Builder, queries: list[dict]) -> None:
     write_truth(HERE, b.notes, queries, "q", split)
 
 
+def check_replay(memory: Path, built: int) -> None:
+    """The written ledger replays with the project's own reader, without problems, to the `built` notes."""
+    from memory_custodian.ledger.storage.store import Ledger
+
+    replay = Ledger(memory).load()
+    if replay.problems or len(replay.notes) != built:
+        raise SystemExit(f"ledger problems: {[p.to_dict() for p in replay.problems[:3]]}")
+
+
 def verify(b: Builder) -> None:
     """Replay the written ledger with the project's own reader: it must fold to what we built."""
     try:
