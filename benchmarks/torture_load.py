@@ -8,6 +8,7 @@ import multiprocessing
 import random
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from torture_common import RECOVERABLE, SRC, cli, curated_text, make_project, replay_state
@@ -99,7 +100,9 @@ def _worker(args) -> dict:
         except CustodianError as exc:
             out["unexpected"].append(f"{type(exc).__name__}: {exc.one_line()[:200]}")
         except Exception as exc:
-            out["unexpected"].append(f"{type(exc).__name__}: {exc}"[:300])
+            where = traceback.extract_tb(exc.__traceback__)[-3:]
+            frames = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(where))
+            out["unexpected"].append(f"{type(exc).__name__}: {exc} at {frames}"[:400])
     return out
 
 

@@ -119,7 +119,7 @@ def test_every_index_connection_has_the_page_cache_and_skips_fsync(tmp_path):
     with SQLite's default): every way of opening the index gets it, and keeps it after a rebuild,
     and the fsyncs stay off, also on an index re-created because it was stale or damaged."""
     from memory_custodian import Memory
-    from memory_custodian.ledger.index.index import PAGE_CACHE_KIB
+    from memory_custodian.ledger.index.index_rows import PAGE_CACHE_KIB
 
     (tmp_path / "docs" / "memory").mkdir(parents=True)
     (tmp_path / "docs" / "memory" / "manifest.md").write_text("# M\n", encoding="utf-8")
@@ -184,7 +184,7 @@ def test_an_index_of_another_schema_or_field_layout_is_rebuilt_not_misread(tmp_p
     assert dict(reopened.db.execute("SELECT key, value FROM meta"))["schema"] == index_rows.SCHEMA_VERSION
     reopened.close()
     # a field layout other than the one the index was written with (a field added) rebuilds it too
-    monkeypatch.setattr("memory_custodian.ledger.index.index.FIELD_SIGNATURE", index_rows.FIELD_SIGNATURE + ",new:json")
+    monkeypatch.setattr("memory_custodian.ledger.index.index_file.FIELD_SIGNATURE", index_rows.FIELD_SIGNATURE + ",new:json")
     again = Index(Ledger(mem.memory_dir))
     assert again.catch_up()["mode"] != "current"
     assert {n.id: n for n in again.all_notes()} == expected

@@ -15,21 +15,17 @@ import sqlite3
 
 from ...base import fsutil
 from ...base.errors import Refused
-from ..recall import ranking
 from ..storage.fold import fold_note_events
 from ..storage.model import INDEX_FILE, Note, copy_note
 from ..storage.store import Ledger, parse_lines
+from . import index_file
 from .index_rows import (
-    FIELD_SIGNATURE,
     FTS_COLUMN_LIST,
     INSERT_FTS,
     INSERT_META,
     INSERT_TEXT,
     NOTE_COLS,
     NOTE_FROM,
-    PAGE_CACHE_KIB,
-    SCHEMA,
-    SCHEMA_VERSION,
     STORED_FTS,
     UPSERT_EVENT,
     canonical,
@@ -50,22 +46,15 @@ NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
-def _is_damaged(exc: BaseException | None) -> bool:
-    """SQLite's words for a file whose pages (or, since every statement is ours, whose tables) cannot be
-    trusted: a table dropped under an open connection is damage too (not: locked, full, read-only)."""
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    text = str(exc).lower()
-    return any(w in text for w in ("malformed", "not a database", "disk image", "no such table", "no such column"))
-
-
 class Index:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
         self.path = os.path.join(ledger.memory_dir_str, fsutil.CACHE_DIR, INDEX_FILE)  # a str: see fsutil
         self._db: sqlite3.Connection | None = None
+        self._inode: int | None = None  # the file the connection opened (`index_file.renew`)
         self._disk_sig: frozenset | None = None  # the shards as last planned (name, size, mtime)
-        self._current_sig: frozenset | None = None  # the shards as last found caught up (skips the shards query)
+        # (shards, data_version) as last found caught up: skips the shards query
+        self._current_sig: tuple | None = None
         # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
         self._meta: tuple | None = None
         self._warmer: Warmer | None = None  # reads the metadata and postings in the background (`warm.py`)
@@ -90,47 +79,10 @@ class Index:
 
     def _connect(self) -> sqlite3.Connection:
         fsutil.cache_dir(self.ledger.memory_dir_str)
-        for attempt in (1, 2):
-            try:
-                db = self._open()
-                meta = {}
-                if db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone():
-                    meta = dict(db.execute("SELECT key, value FROM meta"))
-                want = {"schema": SCHEMA_VERSION, "ranking": ranking.INDEX_SIGNATURE, "fields": FIELD_SIGNATURE}
-                if meta and all(meta.get(k) == v for k, v in want.items()) and _tables_present(db):
-                    break
-                if meta or db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                    db.close()
-                    self._delete_files()
-                    db = self._open()
-                db.execute("PRAGMA journal_mode=WAL")  # persistent in the file: set once, at creation
-                db.executescript(SCHEMA)
-                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(want.items()))
-                break
-            except sqlite3.DatabaseError:
-                # A damaged cache is rebuilt, never trusted.
-                if attempt == 2:
-                    raise
-                self._delete_files()
+        db, self._inode = index_file.connect(self.path, self.ledger.memory_dir_str)
         db.create_function("path_match", 2, path_match_sql, deterministic=True)
         db.create_function("canonical", 1, canonical, deterministic=True)
         return db
-
-    def _open(self) -> sqlite3.Connection:
-        fsutil.owner_only(self.path, create=True, also=("-wal", "-shm"))  # every note's text is in it
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        # A cache: WAL keeps it consistent through a crash; durability is not needed (a lost
-        # commit is caught up again from the shards), so skip the fsyncs.
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
-        return db
-
-    def _delete_files(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            try:
-                os.unlink(self.path + suffix)
-            except FileNotFoundError:
-                pass
 
     def close(self) -> None:
         self._current_sig = None
@@ -142,9 +94,15 @@ class Index:
 
     def plan(self):
         """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
+        if self._db is not None and index_file.inode(self.path) != self._inode:
+            self.close()  # another process renewed (or a hard forget removed) the file: open the one there now
+            self._meta = None
         on_disk = self.ledger.shard_stats()
         self._disk_sig = frozenset((name, st.st_size, st.st_mtime_ns) for name, st in on_disk.items())
-        if self._disk_sig == self._current_sig:
+        # `data_version` moves when another connection commits: one that reset the file in place
+        # (`index_file`) left it empty, which the shards' sizes alone would not show
+        seen = (self._disk_sig, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if seen == self._current_sig:
             return "current", []  # the shards are as this connection last found the index caught up with them
         stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
         if set(stored) - set(on_disk):
@@ -162,7 +120,7 @@ class Index:
                 return "rebuild", None
             work.append((name, path, st, row[3], row[5], row[4]))
         if not work:
-            self._current_sig = self._disk_sig
+            self._current_sig = seen
         return ("grow" if work else "current"), work
 
     def catch_up(self) -> dict:
@@ -178,9 +136,10 @@ class Index:
         try:
             return work()
         except (sqlite3.Error, OSError) as exc:
-            if not _is_damaged(exc):
+            kind = index_file.damage(exc)
+            if kind is None:
                 raise self._error(exc) from exc
-        self.discard()
+        self.discard(kind)
         try:
             if work != self._catch_up:
                 self._catch_up()
@@ -188,15 +147,16 @@ class Index:
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from exc
 
-    def discard(self) -> None:
-        """Close and delete the cache files; the next use rebuilds them from the shards."""
+    def discard(self, kind: str | None = "file") -> None:
+        """Close the connection and renew the damaged file (`index_file.renew`: once, whichever process
+        finds it first); the next use rebuilds the notes from the shards."""
+        seen = self._inode
         self.close()
         self._disk_sig = None
         self._meta = None
         self._current_sig = None
         self._warmer = None
-        with fsutil.project_lock(self.ledger.memory_dir_str):
-            self._delete_files()
+        index_file.renew(self.path, self.ledger.memory_dir_str, seen, kind)
 
     def _catch_up(self) -> dict:
         mode, _ = self.plan()
@@ -326,9 +286,10 @@ class Index:
         try:
             return self._rebuild(progress)
         except Refused as exc:
-            if not _is_damaged(exc.__cause__):
+            kind = index_file.damage(exc.__cause__)
+            if kind is None:
                 raise
-        self.discard()
+        self.discard(kind)
         return self._rebuild(progress)
 
     def _rebuild(self, progress) -> dict:
@@ -410,9 +371,7 @@ class Index:
         return self._warmer
 
     def _reader(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
-        return db
+        return index_file.open_rw(self.path)
 
     def postings(self):
         """BM25 postings in memory (`postings.py`), read with the metadata (see note_meta) on ledgers
@@ -476,11 +435,3 @@ class Index:
         events = self.db.execute("SELECT count(*) FROM events").fetchone()[0]
         return {"notes": notes, "events": events, "path": self.path}
 
-
-def _tables_present(db) -> bool:
-    """Whether every table the schema creates is there: a table dropped by hand is a damaged cache."""
-    import re
-
-    wanted = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", SCHEMA))
-    have = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    return wanted <= have
