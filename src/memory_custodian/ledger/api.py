@@ -140,7 +140,7 @@ class LedgerNotes:
         reason = _reason_text(reason, required=op in REASON_REQUIRED and actor in REASON_ACTORS, op=op)
         index = self.index()
         full = self.resolve(note_id, index)
-        _check_transition(index.get_note(full), op, actor, **extra)
+        _check_transition(index.guarded(lambda: index.get_note(full)), op, actor, **extra)
         ev = {"op": op, "note": full, "actor": actor, **extra}
         if reason is not None:
             ev["reason"] = reason

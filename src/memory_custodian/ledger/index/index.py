@@ -263,7 +263,10 @@ class Index:
         old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
         if old is not None:
             rowid = old[0]
-            text = fts_row(db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone())
+            stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
+            if stored is None:  # a note row without its text: pages that were never written together
+                raise sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
+            text = fts_row(stored)
             marks = ", ".join("?" * len(text))
             db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
             for table in ("notes", "note_text"):
@@ -381,6 +384,9 @@ class Index:
 
     def get_note(self, note_id: str) -> Note | None:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
+        if row is None and self.db.execute("SELECT 1 FROM notes WHERE id = ?", (note_id,)).fetchone():
+            # listed but without its text: a torn cache, which must be rebuilt, not read as "no such note"
+            raise sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
         return row_note(row) if row else None
 
     def get_notes(self, ids) -> dict[str, Note]:
