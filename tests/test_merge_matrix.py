@@ -164,3 +164,19 @@ def test_both_directions_keep_the_same_entries_and_a_forget_always_wins(h):
     untouched = [t for t in base if t in one and t in two]
     for merged in (ab, ba):
         assert all(merged.text.splitlines().count(f"- {t}.") == 1 for t in untouched)
+
+
+def test_an_entry_moved_and_reworded_is_not_taken_for_a_weaker_match_in_its_old_place():
+    """Found by the property above: one side rewords and moves Rule 1 and Rule 4 (which share most
+    words), the other forgets Rule 1. Pairing Rule 4's edit with Rule 1 (it sat in Rule 1's old
+    place) let the forget drop Rule 4's edit and keep the forgotten rule's."""
+    base = [f"Rule {i}: the refund refund {'ledger daemon' if i in (1, 4) else 'refund refund'} stays put"
+            for i in range(6)]
+    one = [base[4] + " unless one says so", base[2], base[1] + " unless one says so", base[3], base[5]]
+    two = [base[0], base[2], base[3], base[4], base[5]]
+    forgot = {fingerprint(f"- {base[1]}.\n")}
+    for merged in (merge_entries(bullets(base), bullets(one), bullets(two), Forgotten(theirs=forgot)),
+                   merge_entries(bullets(base), bullets(two), bullets(one), Forgotten(ours=forgot))):
+        kept = merged.text.splitlines()
+        assert not [line for line in kept if line.startswith("- Rule 1:")], merged.text
+        assert f"- {base[4]} unless one says so." in kept

@@ -154,12 +154,19 @@ def _aligned(base: dict[str, str], side: dict[str, str]) -> dict[str, str]:
         else:
             gaps_side.setdefault(anchor, []).append(key)
     renamed: dict[str, str] = {}
-    for gap, gone in gaps_base.items():
-        _pair(base, side, gone, gaps_side.get(gap) or [], renamed)
-    # an entry the side moved and reworded sits in another gap: pair what is left across the file, when few
-    left_gone = [k for gone in gaps_base.values() for k in gone if k not in renamed.values()]
-    left_new = [k for new in gaps_side.values() for k in new if k not in renamed]
-    _pair(base, side, left_gone, left_new, renamed)
+    all_gone = [k for gone in gaps_base.values() for k in gone]
+    all_new = [k for new in gaps_side.values() for k in new]
+    if len(all_gone) * len(all_new) <= PAIRING_LIMIT:
+        # across the file at once, the most similar pairs first and the same gap only breaking a tie: an
+        # entry the side moved and reworded must not be taken for a weaker match that sits in its old
+        # place (a forget of that one would then drop the wrong entry and keep the forgotten one's edit)
+        gap_of = {k: gap for gap, keys in gaps_side.items() for k in keys}
+        same = {(old, new) for gap, gone in gaps_base.items() for old in gone for new in gaps_side.get(gap, ())
+                if gap_of.get(new) == gap}
+        _pair(base, side, all_gone, all_new, renamed, same)
+    else:
+        for gap, gone in gaps_base.items():
+            _pair(base, side, gone, gaps_side.get(gap) or [], renamed)
     if not renamed:
         return side
     return {renamed.get(key, key): text for key, text in side.items()}
@@ -191,9 +198,11 @@ def _stayed(base_index: dict[str, int], side: list[str]) -> set[str]:
     return kept
 
 
-def _pair(base: dict[str, str], side: dict[str, str], gone: list[str], new: list[str], renamed: dict) -> None:
+def _pair(base: dict[str, str], side: dict[str, str], gone: list[str], new: list[str], renamed: dict,
+          same_gap: set | frozenset = frozenset()) -> None:
     """Pair entries of `gone` (the base's) with entries of `new` (the side's) into `renamed`, the most similar
-    pairs first (so two near-identical entries each find their own edit)."""
+    pairs first (so two near-identical entries each find their own edit); among equals, a pair in
+    `same_gap` (the same place in both versions) first, then the file's order."""
     if not gone or not new or len(gone) * len(new) > PAIRING_LIMIT:
         return
     taken = set(renamed.values())
@@ -204,8 +213,8 @@ def _pair(base: dict[str, str], side: dict[str, str], gone: list[str], new: list
         for j, (key, other) in enumerate(news):
             score = _similar(words, other)
             if score >= SIMILAR:
-                candidates.append((-score, i, j, old, key))
-    for _, _, _, old, key in sorted(candidates):
+                candidates.append((-score, (old, key) not in same_gap, i, j, old, key))
+    for _, _, _, _, old, key in sorted(candidates):
         if old not in taken and key not in renamed:
             renamed[key] = old
             taken.add(old)
