@@ -3,7 +3,8 @@
 For each size a corpus is generated with `make_corpus.py` (deterministic), then measured in
 process (median of `--repeat` runs): the full `export` (read + render + write), its two parts
 (reading the notes from the index, rendering them), `export --check`, the file size,
-`edit --checkout` and an unchanged `--checkin`; and `export` as a fresh CLI process (once). Target: export <= 3 s at 74,900 notes, near-linear growth.
+`edit --checkout` and an unchanged `--checkin`; and `export` as a fresh CLI process (once).
+Target: export <= 3 s at 74,900 notes, near-linear growth.
 
     .venv/bin/python benchmarks/bench_export.py [--sizes 749,7490,74900] [--repeat 3] [--json out.json]
 """
@@ -11,6 +12,7 @@ process (median of `--repeat` runs): the full `export` (read + render + write), 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -28,7 +30,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from make_corpus import generate  # noqa: E402
 
 from memory_custodian.ledger.text.export import render_rows  # noqa: E402
-from memory_custodian.ledger.text.text_api import _no_cyclic_gc  # noqa: E402
+from memory_custodian.ledger.text.text_api import _export_rows, _no_cyclic_gc  # noqa: E402
 from memory_custodian.memory import Memory  # noqa: E402
 
 
@@ -63,12 +65,13 @@ def measure(size: int, repeat: int, work: Path) -> dict:
     t_reindex = time.perf_counter() - t0
     w_export, c_export, _ = timed(full_export, repeat)  # the usual case: the index is current
     assert mirror.read_bytes() == replayed
-    # the export's two parts, each as the export runs it (cyclic GC paused): reading the rows from
-    # the index, and rendering them
+    # the export's two parts, each as the export runs it (cyclic GC paused, the rows freed inside the
+    # pause): reading the rows from the index, and rendering them
+    notes = memory._ledger_notes()
     with _no_cyclic_gc():
-        w_read, c_read, rows = timed(memory._export_rows, repeat)
-        w_render, c_render, _ = timed(lambda: render_rows(rows), repeat)
-    del rows
+        w_read, c_read, rows = timed(functools.partial(_export_rows, notes), repeat)
+        w_render, c_render, _ = timed(functools.partial(render_rows, rows), repeat)
+        del rows
     w_check, c_check, check = timed(lambda: memory.export(check=True), repeat)
     assert check.up_to_date
     buf = work / f"buf{size}.md"
@@ -103,14 +106,15 @@ def main(argv=None) -> None:
             print(f"{r['notes']:>6} notes: export {r['export_s']:.2f}s wall / {r['export_cpu_s']:.2f}s CPU "
                   f"(no index: {r['export_replay_s']:.2f}s / {r['export_replay_cpu_s']:.2f}s), read "
                   f"{r['read_cpu_s']:.2f}s CPU, render {r['render_cpu_s']:.2f}s CPU, {r['bytes'] / 1e6:.2f} MB", flush=True)
-    print("\n| notes | export, index current (s wall / CPU) | export, no index (s wall / CPU) | read only (s CPU) | render only (s CPU) "
-          "| --check (s wall) | CLI export (s wall) | size (MB) | µs CPU per note | checkout (s) | unchanged checkin (s) |")
+    print("\n| notes | export, index current (s wall / CPU) | export, no index (s wall / CPU) | read only (s CPU) "
+          "| render only (s CPU) | --check (s wall) | CLI export (s wall) | size (MB) | µs CPU per note | checkout (s) "
+          "| unchanged checkin (s) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['notes']:,} | {r['export_s']:.2f} / {r['export_cpu_s']:.2f} | {r['export_replay_s']:.2f} / "
-              f"{r['export_replay_cpu_s']:.2f} | {r['read_cpu_s']:.2f} | {r['render_cpu_s']:.2f} | {r['check_s']:.2f} | {r['cli_export_s']:.2f} | "
-              f"{r['bytes'] / 1e6:.2f} | {r['export_cpu_s'] / r['notes'] * 1e6:.0f} | {r['checkout_s']:.2f} | "
-              f"{r['checkin_unchanged_s']:.2f} |")
+              f"{r['export_replay_cpu_s']:.2f} | {r['read_cpu_s']:.2f} | {r['render_cpu_s']:.2f} | {r['check_s']:.2f} | "
+              f"{r['cli_export_s']:.2f} | {r['bytes'] / 1e6:.2f} | {r['export_cpu_s'] / r['notes'] * 1e6:.0f} | "
+              f"{r['checkout_s']:.2f} | {r['checkin_unchanged_s']:.2f} |")
     first, last = rows[0], rows[-1]
     scale = last["notes"] / first["notes"]
     print(f"\nexport CPU grows {last['export_cpu_s'] / first['export_cpu_s']:.0f}x for {scale:.0f}x the notes "

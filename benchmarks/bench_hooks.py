@@ -134,8 +134,9 @@ def first_hooks(root: Path, target: str, prompt: str) -> str:
     while marker.exists() and time.perf_counter() - began < 600:
         time.sleep(0.1)
     built = (time.perf_counter() - began) * 1000
-    delivered = (f"{context.count('directive/')} directives, {'the curated files' if '## brief.md' in context else 'NO curated files'}, "
-                 f"{'the still-indexing notice' if 'still being indexed' in context else 'no notice'}, {chars} chars")
+    curated = "the curated files" if "## brief.md" in context else "NO curated files"
+    notice = "the still-indexing notice" if "still being indexed" in context else "no notice"
+    delivered = f"{context.count('directive/')} directives, {curated}, {notice}, {chars} chars"
     ok = start_ms <= COLD_TARGET_MS and prompt_ms <= COLD_TARGET_MS
     return (f"SessionStart {start_ms:.0f} ms ({delivered}); UserPromptSubmit {prompt_ms:.0f} ms "
             f"({'waits for the index, says so' if 'still being indexed' in prompt_context else 'recall lines'}); "

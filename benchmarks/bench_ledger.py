@@ -47,7 +47,7 @@ def make_queries(root: Path, n: int, seed: int = 3) -> list[dict]:
                     events.append(json.loads(line))
     words = sorted({w.lower() for ev in events for w in re.findall(r"[a-z]{4,}", ev["title"])})
     out = []
-    for i in range(n):
+    for _ in range(n):
         ev = rnd.choice(events)
         r = rnd.random()
         if r < 0.30:

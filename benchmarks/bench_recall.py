@@ -325,7 +325,8 @@ def fmt_misses(m: dict) -> str:
 
 
 def print_table(rows: list[dict]) -> None:
-    head = f"{'variant':<25} {'set':<12} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  misses at limit 10"
+    head = (f"{'variant':<25} {'set':<12} {'split':<6} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'nDCG10':>6} {'ms/q':>6}  "
+            "misses at limit 10")
     print(head)
     print("-" * len(head))
     for r in rows:

@@ -5,9 +5,9 @@
 Each case runs once with BEFORE, then once with AFTER, and so on, so that a busy machine slows
 both alike; the table gives min and median milliseconds of each and the ratio AFTER/BEFORE
 (below 1.0: AFTER is faster). `--corpus N` writes a realistic ledger of N varied notes
-(`make_corpus.py`) instead of N look-alike ones, and recalls a prose question. Each runs on its own copy of one small temp project (built with
-BEFORE): their index formats may differ, and on a shared `.cache/` each run would rebuild the
-index the other left. Byte-code caches are written and reused as on an installed machine.
+(`make_corpus.py`) instead of N look-alike ones, and recalls a prose question. Each runs on its own
+copy of one small temp project (built with BEFORE): their index formats may differ, and on a shared
+`.cache/` each run would rebuild the index the other left. Byte-code caches are written and reused as on an installed machine.
 """
 
 from __future__ import annotations

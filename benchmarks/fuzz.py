@@ -69,8 +69,8 @@ def secrets_report() -> dict:
 
 
 TARGET_NAMES = ["manifest", "markdown_units", "ledger_lines", "ledger_replay", "edit_buffer", "truth_file", "config",
-                "hook_payload", "mcp_arguments", "curated_read", "curated_add", "curated_forget", "ledger_remember", "secrets_scan", "globs",
-                "hostile_inputs"]
+                "hook_payload", "mcp_arguments", "curated_read", "curated_add", "curated_forget", "ledger_remember",
+                "secrets_scan", "globs", "hostile_inputs"]
 
 
 def main(argv=None) -> int:

@@ -32,7 +32,28 @@ PRIORITIES = [("high", 15), ("medium", 60), ("low", 25)]
 # A realistic vocabulary: a few hundred common technical words, a few thousand project-specific
 # identifiers, modules and file paths, drawn with a Zipf-like skew (a few terms are everywhere,
 # most are rare), as in a real project's notes.
-ROOTS = ["account", "action", "adapter", "agent", "alert", "api", "archive", "audit", "auth", "backend", "backoff", "backup", "batch", "billing", "blob", "bucket", "budget", "buffer", "build", "bundle", "cache", "callback", "cart", "certificate", "channel", "checkout", "checksum", "chunk", "cli", "client", "cluster", "codec", "column", "commit", "config", "connection", "consumer", "container", "context", "cookie", "coverage", "cron", "cursor", "daemon", "dashboard", "database", "deadline", "deadlock", "debounce", "decoder", "deploy", "digest", "dispatch", "dns", "docker", "domain", "driver", "email", "encoder", "endpoint", "engine", "entry", "event", "export", "fallback", "feature", "feed", "fetch", "field", "filter", "fixture", "flag", "flush", "form", "gateway", "graph", "handler", "hash", "header", "health", "heap", "hook", "host", "image", "import", "index", "ingest", "inventory", "invoice", "job", "journal", "kernel", "key", "label", "lambda", "latency", "layer", "lease", "ledger", "limit", "lint", "listener", "loader", "lock", "log", "mailer", "manifest", "mapper", "marker", "memory", "merge", "message", "metric", "middleware", "migration", "mirror", "model", "monitor", "mutex", "namespace", "network", "node", "notifier", "offset", "order", "owner", "packet", "page", "parser", "partition", "patch", "payload", "payment", "permission", "pipeline", "plugin", "policy", "pool", "port", "portal", "preview", "printer", "probe", "process", "profile", "prompt", "proxy", "publisher", "query", "queue", "quota", "rate", "reader", "receipt", "record", "redis", "registry", "release", "render", "replica", "report", "request", "resolver", "resource", "response", "retry", "role", "router", "runner", "runtime", "sandbox", "scanner", "schema", "scheduler", "scope", "script", "search", "secret", "segment", "sender", "sensor", "serializer", "server", "service", "session", "shard", "signal", "sitemap", "snapshot", "socket", "source", "span", "spool", "sqlite", "stack", "stage", "state", "storage", "store", "stream", "subscriber", "summary", "sync", "table", "task", "template", "tenant", "test", "thread", "throttle", "ticket", "timeout", "timer", "token", "topic", "trace", "tracker", "transaction", "transport", "trigger", "upload", "user", "validator", "vault", "version", "view", "volume", "webhook", "widget", "worker", "workspace"]
+ROOTS = ["account", "action", "adapter", "agent", "alert", "api", "archive", "audit", "auth", "backend", "backoff",
+         "backup", "batch", "billing", "blob", "bucket", "budget", "buffer", "build", "bundle", "cache", "callback",
+         "cart", "certificate", "channel", "checkout", "checksum", "chunk", "cli", "client", "cluster", "codec", "column",
+         "commit", "config", "connection", "consumer", "container", "context", "cookie", "coverage", "cron", "cursor",
+         "daemon", "dashboard", "database", "deadline", "deadlock", "debounce", "decoder", "deploy", "digest", "dispatch",
+         "dns", "docker", "domain", "driver", "email", "encoder", "endpoint", "engine", "entry", "event", "export",
+         "fallback", "feature", "feed", "fetch", "field", "filter", "fixture", "flag", "flush", "form", "gateway", "graph",
+         "handler", "hash", "header", "health", "heap", "hook", "host", "image", "import", "index", "ingest", "inventory",
+         "invoice", "job", "journal", "kernel", "key", "label", "lambda", "latency", "layer", "lease", "ledger", "limit",
+         "lint", "listener", "loader", "lock", "log", "mailer", "manifest", "mapper", "marker", "memory", "merge",
+         "message", "metric", "middleware", "migration", "mirror", "model", "monitor", "mutex", "namespace", "network",
+         "node", "notifier", "offset", "order", "owner", "packet", "page", "parser", "partition", "patch", "payload",
+         "payment", "permission", "pipeline", "plugin", "policy", "pool", "port", "portal", "preview", "printer", "probe",
+         "process", "profile", "prompt", "proxy", "publisher", "query", "queue", "quota", "rate", "reader", "receipt",
+         "record", "redis", "registry", "release", "render", "replica", "report", "request", "resolver", "resource",
+         "response", "retry", "role", "router", "runner", "runtime", "sandbox", "scanner", "schema", "scheduler", "scope",
+         "script", "search", "secret", "segment", "sender", "sensor", "serializer", "server", "service", "session",
+         "shard", "signal", "sitemap", "snapshot", "socket", "source", "span", "spool", "sqlite", "stack", "stage",
+         "state", "storage", "store", "stream", "subscriber", "summary", "sync", "table", "task", "template", "tenant",
+         "test", "thread", "throttle", "ticket", "timeout", "timer", "token", "topic", "trace", "tracker", "transaction",
+         "transport", "trigger", "upload", "user", "validator", "vault", "version", "view", "volume", "webhook", "widget",
+         "worker", "workspace"]
 VERBS = ["breaks", "must be released before", "is ignored by", "silently truncates", "doubles", "needs a restart of",
          "is not thread-safe with", "conflicts with", "is cached by", "must run after", "drops", "retries",
          "overrides", "leaks into", "is rebuilt by", "blocks", "invalidates", "times out when calling",
@@ -86,7 +107,7 @@ VOCAB = {}
 
 
 def sentence(rnd) -> str:
-    roots, modules, idents, files = VOCAB["v"]
+    roots, modules, idents, _files = VOCAB["v"]
     mod = zipf_pick(rnd, modules)
     words = [f"The {zipf_pick(rnd, roots)} {zipf_pick(rnd, roots)} in {mod}", rnd.choice(VERBS),
              f"the {zipf_pick(rnd, roots)} {zipf_pick(rnd, roots)}"]
@@ -100,7 +121,7 @@ def sentence(rnd) -> str:
 
 
 def path(rnd) -> str:
-    roots, modules, idents, files = VOCAB["v"]
+    _roots, _modules, _idents, files = VOCAB["v"]
     f = zipf_pick(rnd, files)
     r = rnd.random()
     if r < 0.15:

@@ -62,7 +62,7 @@ def read_data(folder):
 
 def neighbours(data, key, depth):
     """The synsets one step up and derivations of `key`, and its hyponyms `depth` steps down."""
-    lemmas, ptrs = data[key]
+    _lemmas, ptrs = data[key]
     found = [key]
     down = [key]
     for sym, off, pos in ptrs:

@@ -231,8 +231,8 @@ class Crash:
         torn_dir = Path(self.memory.memory_dir) / ".cache" / "torn"
         torn_moved = len(list(torn_dir.glob("*"))) if torn_dir.is_dir() else 0
         repaired = self.memory.doctor(repair=True)
-        present = (len(self.acked_notes - self.forgotten - self.maybe_forgotten) + len(self.acked_curated) + len(self.acked_reasons)
-                   + len(self.acked_edits) + len(self.forgot_topics) - len(lost))
+        present = (len(self.acked_notes - self.forgotten - self.maybe_forgotten) + len(self.acked_curated)
+                   + len(self.acked_reasons) + len(self.acked_edits) + len(self.forgot_topics) - len(lost))
         return {"lost": lost, "torn_tails_moved_aside": torn_moved,
                 "doctor_repair": (repaired.repaired or {}), "doctor_ok_after_repair": repaired.ok,
                 "present": present}

@@ -90,5 +90,5 @@ def replay_state(memory_dir: Path):
     events, _, problems = Ledger(memory_dir).read_events(lenient=True)
     from memory_custodian.ledger.storage.fold import replay
 
-    notes, by_note, fold_problems = replay(events)
+    notes, _by_note, fold_problems = replay(events)
     return events, notes, problems + fold_problems

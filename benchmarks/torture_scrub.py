@@ -40,7 +40,8 @@ def scrub_check(root: Path, note_id: str) -> dict:
              if any(phrase.encode() in p.read_bytes() for phrase in (LEDGER_PHRASE, CURATED_PHRASE))]
     temps = [str(p.relative_to(root)) for p in _files(root) if ".tmp-" in p.name]
     doctor = cli(root, "doctor")
-    return {"copies_before": len(before), "forget_exit": forgot.returncode, "hard_forget_exit": hard.returncode, "next_write_exit": nxt.returncode,
+    return {"copies_before": len(before), "forget_exit": forgot.returncode, "hard_forget_exit": hard.returncode,
+            "next_write_exit": nxt.returncode,
             "forget_stderr": (forgot.stderr + hard.stderr).strip()[-300:], "leaks": leaks, "temp_files": temps,
             "doctor_exit": doctor.returncode,
             "doctor": " | ".join(line for line in doctor.stdout.splitlines() if not line.startswith("ok"))[-600:]}

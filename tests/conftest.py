@@ -145,6 +145,21 @@ def memory(tmp_path):
     return m
 
 
+@pytest.fixture
+def git(tmp_path):
+    """`git(cwd, *args, check=True)` with a private HOME and a fixed identity; a failure shows its output."""
+    env = dict(os.environ, HOME=str(tmp_path), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@x")
+
+    def run(cwd, *args, check=True):
+        proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
+        return proc
+
+    return run
+
+
 @pytest.fixture(autouse=True)
 def _not_inside_an_agent_host(monkeypatch):
     """The suite run from an agent's shell must behave as from a person's: those hosts' variables

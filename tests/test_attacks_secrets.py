@@ -160,7 +160,7 @@ def test_ordinary_prose_and_code_pass(text):
 
 
 def test_findings_never_carry_the_secret():
-    for kind, text in secrets_corpus():
+    for _kind, text in secrets_corpus():
         for finding in scan(text):
             assert set(finding.to_dict()) == {"kind", "line", "column"}
 
@@ -215,7 +215,7 @@ def test_api_writers_refuse_and_write_nothing(project, kind, text):
 
 def test_cli_refuses_without_echoing(tmp_path):
     run_cli("init", cwd=tmp_path)
-    kind, text = _secret_values()[2]  # a GitHub token
+    _kind, text = _secret_values()[2]  # a GitHub token
     token = text.split()[-1] if " " in text else text
     for args in (["remember", text], ["add", text, "--type", "constraint"], ["remember", "-"]):
         r = run_cli(*args, cwd=tmp_path, input=text if args[-1] == "-" else None)

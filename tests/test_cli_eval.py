@@ -46,7 +46,7 @@ def project(tmp_path):
 
 
 def test_eval_json_report(project):
-    root, truth, ids = project
+    root, truth, _ids = project
     out = run_cli("eval", str(truth), "--project-root", str(root), "--format", "json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
@@ -72,7 +72,7 @@ def test_eval_text_and_min_recall_gate(project, tmp_path):
 
 
 def test_eval_bad_truth_exits_2_naming_the_line(project, tmp_path):
-    root, truth, ids = project
+    root, truth, _ids = project
     broken = tmp_path / "broken.jsonl"
     broken.write_text(truth.read_text() + "{oops\n")
     out = run_cli("eval", str(broken), "--project-root", str(root))

@@ -154,7 +154,8 @@ def test_interactive_edit_keeps_the_file_when_checkin_fails(tmp_path):
     proc = run_cli("edit", "--project-root", str(tmp_path), env={"EDITOR": f"{sys.executable} {editor}"})
     assert proc.returncode == 2
     kept = proc.stderr.split("your edits are kept in ")[1].split(";")[0]
-    assert "- kind: nope" in open(kept).read()
+    with open(kept) as fh:
+        assert "- kind: nope" in fh.read()
     __import__("os").unlink(kept)
 
 

@@ -33,7 +33,7 @@ def test_a_long_pack_keeps_whole_entries_and_names_the_rest(memory):
 
 
 def test_the_frame_counts_and_extra_parts_follow_the_pack(memory):
-    result, ids = _pack(memory, 2)
+    result, _ids = _pack(memory, 2)
     extra = [lines_part("Open tasks", [("[#aaaa0000] task/high · ship it", "aaaa0000"), ("and more", None)])]
     pack = result.cut_to(100_000, frame=lambda body: f"<<{body}>>", extra=extra)
     assert pack.text == "<<" + result.rendered.rstrip("\n") + "\n\n## Open tasks\n\n[#aaaa0000] task/high · ship it\nand more\n>>"

@@ -199,7 +199,7 @@ def test_explain_names_omitted_units_with_file_line_and_heading():
 
 def test_task_without_a_manifest_heading_is_an_error_for_that_task_only(project):
     edit_manifest(project, "### Preferences\nLoad if present:\n- preferences.md\n", "")
-    with pytest.raises(InvalidInput, match="serves the preferences task.*add `### Preferences`"):
+    with pytest.raises(InvalidInput, match=r"serves the preferences task.*add `### Preferences`"):
         project.read("preferences")
     served = project.read("planning")  # as MemoryCustodian 0.9.1: the routed tasks are still served, out loud
     assert "decisions.md" in served.loaded

@@ -164,7 +164,8 @@ def test_explicit_only_index_entries_are_never_routed(project):
                   "### Enabled areas\n- `areas/vendor.md`: the vendor area\n  - paths: `src/**`\n")
     edit_manifest(project, "### Enabled rules\n- None enabled.\n",
                   "### Enabled rules\n- `rules/release.md`: releasing\n  - tasks: implementation\n")
-    edit_manifest(project, "## Explicit only\n- archive/\n", "## Explicit only\n- archive/\n- areas/vendor.md\n- rules/release.md\n")
+    edit_manifest(project, "## Explicit only\n- archive/\n",
+                  "## Explicit only\n- archive/\n- areas/vendor.md\n- rules/release.md\n")
 
     proc = read(project, "--task", "implementation", "--path", "src/a.py", "--explain")
     assert proc.returncode == 0, proc.stderr

@@ -299,3 +299,13 @@ def test_every_extra_the_readme_installs_exists():
     named = set(re.findall(r"\.\[([\w,-]+)\]", text(README)))
     unknown = {extra for group in named for extra in group.split(",")} - extras
     assert not unknown, f"README.md installs extras pyproject.toml does not declare: {sorted(unknown)}"
+
+
+def test_the_limits_page_states_every_limit_the_code_declares():
+    from memory_custodian.base import limits
+
+    page = text(REPO / "docs" / "limits.md")
+    declared = {name: value for name, value in vars(limits).items() if name.isupper() and isinstance(value, int)}
+    assert len(declared) >= 15
+    missing = [name for name, value in declared.items() if f"{value:,}" not in page]
+    assert not missing, f"docs/limits.md does not state {missing}: add them to its table"

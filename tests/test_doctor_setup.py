@@ -7,7 +7,6 @@ import shutil
 
 import pytest
 from conftest import describe_brief, run_cli
-from test_git_merge import git  # noqa: F401 — the fixture
 
 from memory_custodian.agents.init_agents import init_with_agents
 from memory_custodian.memory import Memory

@@ -110,7 +110,7 @@ def test_editing_one_body_touches_exactly_that_note(notes, data):
     new_body = data.draw(st.sampled_from(["A brand new body.", "### Heading in a body\n\ntext", "```\n## x\n```"]))
     text = render_checkout(notes, checked_out_at="2026-11-30T00:00:00.000Z")
     blocks = parse_buffer(text).blocks
-    changed = [b for b in blocks if b.id == target.id][0]
+    changed = next(b for b in blocks if b.id == target.id)
     # rewrite the buffer with that block's body replaced
     edited = render_checkout([n if n.id != target.id else _with_body(n, new_body) for n in notes],
                              checked_out_at="2026-11-30T00:00:00.000Z")
@@ -133,7 +133,7 @@ def _with_body(note: Note, body: str) -> Note:
 # ---- each mapping ------------------------------------------------------------------------------
 
 def test_changed_body_becomes_new_note_superseding_old(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = text.replace("Use uv, never pip, in CI.", "Use uv, never pip, in CI and locally.")
     path.write_text(text, encoding="utf-8")
@@ -148,7 +148,7 @@ def test_changed_body_becomes_new_note_superseding_old(memory, tmp_path):
 
 
 def test_changed_labels_supersede_and_keep_the_authors_provenance(memory, tmp_path):
-    a, b, c = seed(memory)
+    a, _b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     blk = block_of(text, a.id)
     new_blk = (blk.replace("- tags: lock", "- tags: lock, daemon").replace("- priority: high", "- priority: low")
@@ -165,7 +165,7 @@ def test_changed_labels_supersede_and_keep_the_authors_provenance(memory, tmp_pa
 
 
 def test_removed_block_is_revoked_with_the_given_reason(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, _b, c = seed(memory)
     path, text = checkout(memory, tmp_path)
     path.write_text(text.replace(block_of(text, c.id), ""), encoding="utf-8")
     before = shard_bytes(memory)
@@ -180,7 +180,7 @@ def test_removed_block_is_revoked_with_the_given_reason(memory, tmp_path):
 
 
 def test_emptied_block_with_a_reason_line_is_revoked(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     blk = block_of(text, b.id)
     head = "\n".join(blk.split("\n")[:2])  # heading and the note line
@@ -191,7 +191,7 @@ def test_emptied_block_with_a_reason_line_is_revoked(memory, tmp_path):
 
 
 def test_emptied_block_without_a_reason_is_refused_with_its_line(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     blk = block_of(text, b.id)
     path.write_text(text.replace(blk, "\n".join(blk.split("\n")[:6]) + "\n\n"), encoding="utf-8")
@@ -215,7 +215,7 @@ def test_new_block_is_created_with_human_provenance(memory, tmp_path):
 
 
 def test_all_changes_land_as_one_txn(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, _b, c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = text.replace(block_of(text, c.id), "")
     text = text.replace("Use uv, never pip, in CI.", "Use uv everywhere.")
@@ -231,7 +231,7 @@ def test_all_changes_land_as_one_txn(memory, tmp_path):
 # ---- what people type -------------------------------------------------------------------------
 
 def test_a_deleted_note_line_falls_back_to_the_checkout_record(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = re.sub(rf"^<!-- note {b.id} .*\n", "", text, flags=re.M)
     assert memory.edit_checkin(path.parent / _write(path, text)).events == 0
@@ -241,14 +241,14 @@ def test_a_deleted_note_line_falls_back_to_the_checkout_record(memory, tmp_path)
 
 
 def test_a_deleted_heading_id_is_recovered_from_the_note_line(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = text.replace(f"### [#{b.id}] ", "### ")
     assert memory.edit_checkin(_write(path, text)).events == 0
 
 
 def test_a_block_stripped_of_both_ids_is_a_new_note_and_a_removal(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     text = text.replace(f"### [#{b.id}] ", "### ")
     text = re.sub(rf"^<!-- note {b.id} .*\n", "", text, flags=re.M)
@@ -275,7 +275,8 @@ def _write(path, text):
     (lambda t, ids: t.replace("# Active notes", "stray text\n# Active notes"), r":(\d+): text outside a note block"),
     (lambda t, ids: t.replace("## Directives\n", "## Directives\nstray\n"), r":(\d+): text outside a note block"),
     (lambda t, ids: t.replace("- tags: lock", '- tags: ["lock"'), r":(\d+): tags must be"),
-    (lambda t, ids: t.replace("- paths: `src/daemon/*.py`", "- paths: `src/*.py` and more"), r":(\d+): paths: text outside backticks"),
+    (lambda t, ids: t.replace("- paths: `src/daemon/*.py`", "- paths: `src/*.py` and more"),
+     r":(\d+): paths: text outside backticks"),
     (lambda t, ids: t[t.index("-->") + 4:], r":1: the check-out comment .* is missing"),
 ])
 def test_what_the_parser_cannot_read_is_refused_with_the_line(memory, tmp_path, mutate, message):
@@ -298,7 +299,8 @@ def test_a_new_block_needing_cleanup_is_refused_with_its_line(memory, tmp_path):
     line = text.split("\n").index("### Key") + 1
     with pytest.raises(SecretFound, match=rf"buffer.md:{line}:"):
         memory.edit_checkin(_write(path, text))
-    text = text.replace("### Key\n", "### Key with a tag that is not one word\n").replace("aws key AKIAIOSFODNN7EXAMPLX here", "fine")
+    text = (text.replace("### Key\n", "### Key with a tag that is not one word\n")
+            .replace("aws key AKIAIOSFODNN7EXAMPLX here", "fine"))
     text = text.replace("- kind: finding\n\nfine", "- kind: finding\n- tags: two words\n\nfine")
     with pytest.raises(InvalidInput, match=rf"buffer.md:{line}: tag 'two words'"):
         memory.edit_checkin(_write(path, text))
@@ -307,7 +309,7 @@ def test_a_new_block_needing_cleanup_is_refused_with_its_line(memory, tmp_path):
 # ---- conflicts ---------------------------------------------------------------------------------
 
 def test_a_touched_note_changed_since_checkout_refuses_the_whole_checkin(memory, tmp_path):
-    a, b, c = seed(memory)
+    a, b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     memory.revoke(a.id, reason="daemon removed", actor="agent")
     memory.flag_stale(b.id, reason="pip is back?")
@@ -324,7 +326,7 @@ def test_a_touched_note_changed_since_checkout_refuses_the_whole_checkin(memory,
 
 
 def test_untouched_notes_never_conflict(memory, tmp_path):
-    a, b, c = seed(memory)
+    a, _b, _c = seed(memory)
     path, text = checkout(memory, tmp_path)
     memory.revoke(a.id, reason="gone")  # a is not touched in the buffer
     result = memory.edit_checkin(_write(path, text.replace("Use uv, never pip, in CI.", "Use uv.")))
@@ -333,7 +335,7 @@ def test_untouched_notes_never_conflict(memory, tmp_path):
 
 
 def test_a_note_forgotten_since_checkout_is_a_conflict(memory, tmp_path):
-    a, b, c = seed(memory)
+    _a, _b, c = seed(memory)
     path, text = checkout(memory, tmp_path)
     memory.forget_note(c.id)
     with pytest.raises(Conflict, match=f"#{c.id} was forgotten"):

@@ -66,7 +66,7 @@ def test_sigkill_during_checkin_leaves_all_or_nothing(tmp_path):
         assert problems <= {"torn-tail", "incomplete-txn"}
         outcomes.append(superseded)
     assert memory.memory_dir.exists()
-    print("full check-in %.3fs; kill outcomes (superseded notes per run): %s" % (full, outcomes))
+    print(f"full check-in {full:.3f}s; kill outcomes (superseded notes per run): {outcomes}")
 
 
 def test_every_torn_write_of_the_checkin_txn_is_ignored_whole(tmp_path):

@@ -163,7 +163,7 @@ def test_enable_with_a_custom_path_is_kept_in_config(tmp_path):
 def test_a_broken_config_is_loud(tmp_path):
     memory = write_ledger(tmp_path)
     (memory.memory_dir / "config.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(Corrupt, match="config.json"):
+    with pytest.raises(Corrupt, match=r"config\.json"):
         refresh_mirror_if_enabled(memory)
 
 

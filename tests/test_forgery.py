@@ -80,7 +80,7 @@ def test_hooks_show_no_forged_note(project, event):
 def test_mcp_expand_shows_no_forged_note(project):
     from memory_custodian.agents.mcp_server import build_server
 
-    root, memory, ids = project
+    _root, memory, ids = project
     app = build_server(memory)
     result = asyncio.run(app.call_tool("memory_expand", {"ids": sorted(ids.values())}))
     blocks = result[0] if isinstance(result, tuple) else result

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 
 import pytest
 
 from memory_custodian.memory import Memory
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-@pytest.fixture
-def git(tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@x")
-
-    def run(cwd, *args, check=True):
-        proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
-        return proc
-
-    return run
 
 
 def commit_all(git, repo, message):

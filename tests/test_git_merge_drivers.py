@@ -11,7 +11,6 @@ import sys
 
 import pytest
 from conftest import describe_brief, run_cli
-from test_git_merge import git  # noqa: F401 — the fixture
 
 from memory_custodian.memory import Memory
 

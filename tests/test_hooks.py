@@ -86,7 +86,7 @@ def test_prompt_hook_exact_output(shop):
 
 @pytest.mark.parametrize("host", HOSTS)
 def test_file_hook_exact_output_per_host(shop, host):
-    root, memory, notes = shop
+    root, _memory, notes = shop
     g = notes["gotcha"]
     event = event_for(host, "file")
     out = run_hook(host, event, payload(host, event, root))
@@ -161,7 +161,7 @@ def test_session_start_marks_pack_notes_and_compaction_resends(shop):
 
 
 def test_turn_budget_caps_and_says_what_it_left_out(shop):
-    root, memory, notes = shop
+    root, memory, _notes = shop
     long_body = " ".join(["The refund path holds the ledger lock while it calls the bank API."] * 30)
     for i in range(6):
         memory.remember(f"{long_body} Variant {i}.", kind="gotcha", priority="medium",
@@ -304,7 +304,7 @@ def test_concurrent_hooks_of_one_session_show_a_note_once(shop):
 
 
 def test_session_start_lists_open_tasks_of_every_priority_most_recent_first(shop):
-    root, memory, notes = shop
+    root, memory, _notes = shop
     tasks = [memory.remember(f"Checkpoint {i}: refund export half done; next step is the CSV writer.", kind="task",
                              priority="high", title=f"Refund export checkpoint {i}") for i in range(6)]
     low = memory.remember("Checkpoint: fixtures half tidied; next: tests/conftest.py.", kind="task", priority="medium",

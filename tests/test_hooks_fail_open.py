@@ -155,15 +155,15 @@ def run_hook_read_only(root, event: str) -> str:
             pytest.skip(f"running as root, and this machine refuses a read-only mount: {proc.stderr.strip()[:200]}")
         assert proc.returncode == 0, proc.stderr
         return context_of(proc.stdout, event)
-    for folder, dirs, files in os.walk(root):
+    for folder, _dirs, files in os.walk(root):
         for name in files:
             os.chmod(os.path.join(folder, name), stat.S_IRUSR)
-    for folder, dirs, files in os.walk(root, topdown=False):
+    for folder, _dirs, _files in os.walk(root, topdown=False):
         os.chmod(folder, stat.S_IRUSR | stat.S_IXUSR)
     try:
         return run_hook(root, event)
     finally:
-        for folder, dirs, files in os.walk(root):
+        for folder, _dirs, _files in os.walk(root):
             os.chmod(folder, stat.S_IRWXU)
 
 

@@ -74,10 +74,9 @@ def test_every_mcp_command_starts_without_path_and_lists_its_tools(wired):
     async def tools(entry: dict) -> list[str]:
         params = StdioServerParameters(command=entry["command"], args=entry["args"], env=BARE_ENV, cwd=str(root))
         with open(root / f"server-stderr-{entry['args'][-1]}-{id(entry)}.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return [t.name for t in (await session.list_tools()).tools]
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return [t.name for t in (await session.list_tools()).tools]
 
     entries = server_entries(root)
     # the hosts' files name one command: a second identical process (argv, bare environment, folder) proves nothing more

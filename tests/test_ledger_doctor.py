@@ -36,8 +36,8 @@ def test_doctor_reports_each_kind_of_problem_and_repairs_the_safe_ones(mem):
     assert sorted(p["code"] for p in repaired.remaining) == ["bad-event", "illegal-transition"]
     assert (mem.memory_dir / repaired.repaired["backups"][0]).read_text(encoding="utf-8").endswith('{"v":1,"torn')
     assert repaired.index["mode"] == "rebuild"  # the bad line needs a person, and costs only that line
-    shard.write_text("".join(l for l in shard.read_text(encoding="utf-8").splitlines(keepends=True)
-                             if '"archive"' not in l), encoding="utf-8")
+    shard.write_text("".join(line for line in shard.read_text(encoding="utf-8").splitlines(keepends=True)
+                             if '"archive"' not in line), encoding="utf-8")
     # the notes themselves are untouched
     assert {n.id: n.state for n in mem.notes()} == {a.id: "revoked", b.id: "active"}
 

@@ -69,7 +69,7 @@ def histories(draw, max_events=25):
             ev.update(v=1, at=at, id=ulid(ms, counter), txn=txn, txn_n=len(batch))
             counter += 1
             full.append(ev)
-        state = {k: v for k, v in notes.items()}
+        state = dict(notes)
         ok = True
         for ev in full:
             if transition_error(state.get(ev["note"]), ev) is not None:
@@ -96,7 +96,7 @@ def write_shards(ledger_dir: Path, lines: list[str], shards: list[str]) -> None:
     for p in ledger_dir.glob("*.jsonl"):
         p.unlink()
     for name in sorted(set(shards)):
-        (ledger_dir / name).write_text("".join(l for l, s in zip(lines, shards) if s == name), encoding="utf-8")
+        (ledger_dir / name).write_text("".join(line for line, s in zip(lines, shards) if s == name), encoding="utf-8")
 
 
 def tmp_memory() -> Path:
@@ -117,11 +117,11 @@ def test_replay_is_independent_of_line_order(events, rnd, n_shards):
     try:
         ledger = Ledger(root / "docs" / "memory")
         # by month, lines shuffled within each shard
-        write_shards(ledger.dir, [l for l, _ in shuffled], [s for _, s in shuffled])
+        write_shards(ledger.dir, [line for line, _ in shuffled], [s for _, s in shuffled])
         rep = ledger.load()
         assert as_dicts(rep.notes) == expected and rep.problems == []
         # arbitrary shards, arbitrary order across and within
-        write_shards(ledger.dir, [l for l, _ in shuffled], [f"2020-0{rnd.randint(1, n_shards)}.jsonl" for _ in shuffled])
+        write_shards(ledger.dir, [line for line, _ in shuffled], [f"2020-0{rnd.randint(1, n_shards)}.jsonl" for _ in shuffled])
         assert as_dicts(ledger.load().notes) == expected
     finally:
         shutil.rmtree(root)

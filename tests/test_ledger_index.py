@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from itertools import pairwise
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -67,7 +68,7 @@ def test_incremental_catch_up_equals_fresh_rebuild(events, cuts, rnd, torn):
     try:
         ledger = Ledger(a / "docs" / "memory")
         index = Index(ledger)
-        for lo, hi in zip(bounds, bounds[1:]):
+        for lo, hi in pairwise(bounds):
             chunk = items[lo:hi]
             if torn and chunk:
                 # the last line arrives in two writes; the index must not consume the half line

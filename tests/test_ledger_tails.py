@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 from conftest import run_cli, unfenced
@@ -164,7 +165,7 @@ def test_incremental_catch_up_equals_fresh_rebuild_when_newlines_arrive_late(eve
         ledger.dir.mkdir(parents=True)
         index = Index(ledger)
         open_line: set[str] = set()  # shards whose last line lacks its newline
-        for lo, hi in zip(bounds, bounds[1:]):
+        for lo, hi in pairwise(bounds):
             chunk = items[lo:hi]
             for k, (shard, line) in enumerate(chunk):
                 if shard in open_line:

@@ -86,7 +86,8 @@ def test_every_tool_over_stdio(project):
         out["revoke"] = await session.call_tool("memory_revoke", {"id": out["plain"].structured_content["id"],
                                                                   "reason": "the cache key changed"})
         out["history"] = await session.call_tool("memory_history", {"id": new_id})
-        out["propose"] = await session.call_tool("memory_propose", {"text": "Decision: refunds are issued only through the payments service."})
+        out["propose"] = await session.call_tool(
+            "memory_propose", {"text": "Decision: refunds are issued only through the payments service."})
         # the mirror is re-rendered once writes have been quiet for 3 s, while the server runs
         probe = await session.call_tool("memory_remember", {"text": "Mirror probe: written last."})
         written = time.monotonic()

@@ -6,12 +6,14 @@ from __future__ import annotations
 import random
 
 from memory_custodian import Memory
-from memory_custodian.ledger.recall import postings as postings_mod
 from memory_custodian.ledger.recall import context, ranking, recall_scans
+from memory_custodian.ledger.recall import postings as postings_mod
 from memory_custodian.ledger.recall import recall as recall_mod
 from memory_custodian.ledger.recall.postings import Postings
 
-WORDS = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock", "timeout", "timeouts", "crash", "error", "session", "login", "tenant", "invoice", "rounding", "café", "naïve", "Übergröße", "résumé", "src/api/handler.py", "worker", "deploy", "the", "a", "of", "to", "in", "is", "it", "and"]
+WORDS = ["lock", "daemon", "cache", "retry", "budget", "queue", "parseConfig", "release_lock", "timeout", "timeouts",
+         "crash", "error", "session", "login", "tenant", "invoice", "rounding", "café", "naïve", "Übergröße", "résumé",
+         "src/api/handler.py", "worker", "deploy", "the", "a", "of", "to", "in", "is", "it", "and"]
 
 
 def _ledger(mem, n=90, seed=11):

@@ -87,8 +87,9 @@ def test_fields_are_declared_as_annotations_only():
 
 def test_the_hook_path_does_not_import_dataclasses():
     """`dataclasses` pulls in `inspect` (~15 ms a fresh process): the prompt and file hooks must not."""
-    code = ("import sys; from memory_custodian.agents import hooks; from memory_custodian.ledger.recall import recall; from memory_custodian.ledger.index import index; "
-            "from memory_custodian import memory; print('dataclasses' in sys.modules, 'inspect' in sys.modules)")
+    code = ("import sys; from memory_custodian.agents import hooks; from memory_custodian.ledger.recall import recall; "
+            "from memory_custodian.ledger.index import index; from memory_custodian import memory; "
+            "print('dataclasses' in sys.modules, 'inspect' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 

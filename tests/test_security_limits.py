@@ -49,7 +49,7 @@ def test_an_edit_file_over_its_limit_is_refused_unread(project, monkeypatch):
 
 
 def test_an_over_size_shard_line_costs_only_that_line(project):
-    root, memory = project
+    root, _memory = project
     shard = next((root / "docs/memory/ledger").glob("*.jsonl"))
     line = json.loads(shard.read_text(encoding="utf-8").splitlines()[0])
     huge = dict(line, id="01M8KDZGDQ00VEVP0P1CMC7ZZZ", note="zzzzzzzz", body="x" * (limits.SHARD_LINE_BYTES + 10))
@@ -72,6 +72,32 @@ def test_a_hook_reads_no_more_than_its_limit_and_says_so(project):
     assert run.returncode == 0 and time.monotonic() - started < 5
     told = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"over {limits.HOOK_STDIN_BYTES:,} bytes" in told and "x" * 50 not in told
+
+
+def test_a_prompt_just_under_the_stdin_limit_is_searched_by_its_head_and_the_hook_says_so(project):
+    root, _ = project
+    # the lock words come first; past the cut only words that match nothing
+    prompt = "why is the lock released before the daemon " + "zq " * ((limits.HOOK_STDIN_BYTES - 400) // 3)
+    payload = json.dumps({"session_id": "s2", "cwd": str(root), "hook_event_name": "UserPromptSubmit",
+                          "prompt": prompt})
+    assert len(payload.encode()) < limits.HOOK_STDIN_BYTES
+    started = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "memory_custodian", "hook", "UserPromptSubmit"], input=payload,
+                         cwd=root, capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
+    told = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert run.returncode == 0 and "lock trap" in told, told[-400:]
+    assert f"only the prompt's first {limits.PROMPT_QUERY_CHARS:,} characters were searched" in told
+    assert took < 5  # it ranked every word of the 2 MB before: 2.7 s, 6 s under load
+
+
+def test_a_credential_a_cut_would_split_is_redacted_whole():
+    from memory_custodian.base.secrets import redact
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    text = "x" * 290 + " " + token + " and more"
+    assert token[:6] not in redact(text, keep=300)
+    assert redact(text, keep=300) == redact(text)[:300]
 
 
 def test_a_deep_file_path_still_gets_its_gotchas(project):

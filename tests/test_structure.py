@@ -170,9 +170,8 @@ def _owner(module: str) -> tuple[int, str]:
     best = None
     for rank, (_, entries) in enumerate(LAYERS):
         for entry in entries:
-            if module == entry or module.startswith(entry + "."):
-                if best is None or len(entry) > len(best[1]):
-                    best = (rank, entry)
+            if (module == entry or module.startswith(entry + ".")) and (best is None or len(entry) > len(best[1])):
+                best = (rank, entry)
     if best is None:
         raise AssertionError(f"{module} is in no layer: add it to LAYERS")
     return best
@@ -255,7 +254,7 @@ def test_the_tiers_import_no_adapter():
 
 
 def test_only_the_cli_imports_the_argument_parser_and_nothing_imports_click():
-    assert {m for m in _importers_of("argparse")} <= {m for m in MODULES if m.startswith(f"{PKG}.cli")}
+    assert set(_importers_of("argparse")) <= {m for m in MODULES if m.startswith(f"{PKG}.cli")}
     assert _importers_of("click") == set()
 
 

@@ -154,7 +154,7 @@ def test_stats_over_a_replayed_week_raises_each_flag(root):
 def test_an_expand_clears_the_unread_flag(root):
     memory = Memory.open(root)
     note = memory.remember("Ports are fixed", kind="directive").id
-    for i in range(40):
+    for _ in range(40):
         usage_log.record(memory.memory_dir_str, {"kind": "hook", "session": "s", "host": "claude",
                                                 "event": "SessionStart", "action": "start", "injected": [note]})
     assert any("never expanded" in f for f in adoption.report(memory).flags)

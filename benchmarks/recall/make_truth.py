@@ -132,7 +132,7 @@ class Builder:
 
 
 def _fill(text: str, comp: tuple, problem_key: str = "") -> str:
-    key, path, syms, aliases, tag, res, lib, env = comp
+    key, path, syms, aliases, _tag, res, lib, env = comp
     return text.format(sym=syms[0], sym2=syms[1], file=path, base=path.rsplit("/", 1)[-1],
                        alias=aliases[0], res=res, lib=lib, env=env, key=key)
 
@@ -207,7 +207,7 @@ def build():
         b.create(f"task-fill-{n}", "task", b.rng.choice(("medium", "low", "low")),
                  f"Checkpoint: {verb} {comp[3][n % 2]}", b.rng.choice(T.TASK_STATES),
                  (comp[4],), (comp[1],))
-    for ci, comp in enumerate(T.COMPONENTS):
+    for comp in T.COMPONENTS:
         for oi, (title, body, tag) in enumerate(T.OPS_TEMPLATES):
             kind = "operational" if oi in (0, 3) else "reference"
             b.create(f"ops-fill-{comp[0]}-{oi}", kind, "low", _fill(title, comp), _fill(body, comp),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from .base.fsutil import path_property
-from .base.project import DEFAULT_MEMORY_DIR, find_project_root, resolve_memory_dir
+from .base.project import DEFAULT_MEMORY_DIR, find_project_root, require_memory_dir, resolve_memory_dir
 
 
 class Memory:
@@ -95,7 +95,6 @@ class Memory:
 
     def manifest(self):
         """The parsed manifest (`curated.routing.Manifest`)."""
-        from .base.project import require_memory_dir
         from .curated.pack.reading import load_manifest
 
         return load_manifest(require_memory_dir(self.memory_dir))

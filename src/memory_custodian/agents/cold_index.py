@@ -14,6 +14,11 @@ import os
 import sys
 import time
 
+from ..base.fsutil import cache_dir
+from ..ledger.index.cold_start import index_is_cold
+from ..ledger.storage.store import Ledger
+from ..memory import Memory
+
 MARKER = "indexing"
 COLD_BYTES = 1_000_000  # ~2,000 notes: an index build of about a second on a busy core (7,490 notes: 3 s)
 STALE_S = 600
@@ -35,9 +40,6 @@ def building(memory) -> bool:
 
 def cold(memory) -> bool:
     """Whether recall must wait: no index yet and ledger shards to index, or a build under way."""
-    from ..ledger.index.cold_start import index_is_cold
-    from ..ledger.storage.store import Ledger
-
     if building(memory):
         return True
     if not index_is_cold(memory.memory_dir_str):
@@ -48,8 +50,6 @@ def cold(memory) -> bool:
 def start_building(memory) -> None:
     """Start the detached build (once: the marker is taken with O_EXCL)."""
     import subprocess
-
-    from ..base.fsutil import cache_dir
 
     cache_dir(memory.memory_dir_str)
     path = _marker(memory)
@@ -68,8 +68,6 @@ def start_building(memory) -> None:
 
 def build(root: str, memory_dir: str) -> None:
     """The detached process: build the index, then drop the marker (also when the build fails)."""
-    from ..memory import Memory
-
     memory = Memory(root, memory_dir)
     try:
         memory.reindex()

@@ -5,16 +5,25 @@ session start, the top matching notes on each prompt, the gotchas of a file abou
 A hook must never break the agent's session, and never fail silently: each part of what it sends
 (the curated files, the directives, gotchas, recall lines, the session state) degrades on its own,
 and whatever could not load is named in one line of the agent's context that points at
-`memory-custodian doctor` (and on stderr); exit 0 always. It must be cheap: this module imports no argument parser and no mcp; `memory-custodian hook` (in
-`cli/agents.py`) reads stdin and calls `run_hook`.
+`memory-custodian doctor` (and on stderr); exit 0 always. It must be cheap: this module imports no
+argument parser and no mcp; `memory-custodian hook` (in `cli/agents.py`) reads stdin and calls `run_hook`.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import time
 
-from ..base.errors import LIBRARY_TERMS, Terms
+from ..base.errors import LIBRARY_TERMS, InvalidInput, Terms, short_line
 from ..base.fence import DATA_NOTICE, fence
+from ..base.limits import PROMPT_QUERY_CHARS
+from ..base.project import DEFAULT_MEMORY_DIR, find_project_root
+from ..base.textsafe import host_length
+from ..memory import Memory
+from ..session.sessions import SessionState, open_session, prune_sessions_now_and_then
+from ..session.usage_log import iso_at
 from . import hosts, writeback
 from .hosts.adapter import START_MAX_CHARS  # the pack's default cap; each host declares its own
 
@@ -68,10 +77,6 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
     """Handle one hook call from `host` (a name in `hosts.HOSTS`); returns what to print on stdout
     (possibly nothing). `terms`: how the command line that runs the hook words a verb (`errors.Terms`;
     the library's own words when None); what memory points to is said as its MCP tool and that."""
-    import json
-
-    from ..base.errors import InvalidInput
-
     # Half an emoji reaches us as a lone surrogate: a `\ud83d` escape in the JSON, or (from a caller
     # that decoded with surrogateescape) in `raw` itself. UTF-8 cannot encode one, so SQLite, the
     # session file and stdout would each refuse it and the output would be lost: replace it here.
@@ -114,8 +119,6 @@ def run_hook(host: str, event: str, raw: str, *, project_root=None, memory_dir=N
         writeback.log(memory, hook, before, state, context, outcome, wrote, guard, now)
     if problems:
         line = problem_line(problems, memory.root_str)
-        import sys
-
         sys.stderr.write(line + "\n")
         if hook.event in spec.context_events:
             context = line + ("\n\n" + context if context else "")
@@ -138,8 +141,6 @@ def problem_line(problems: list[str], root: str = "") -> str:
 
 def _guarded(problems: list, part: str, fn, *args):
     """`fn(*args)`, or None with the error named in `problems` (one part failing never costs the others)."""
-    from ..base.errors import short_line
-
     try:
         return fn(*args)
     except Exception as exc:  # fail open, never silent: the agent's context names it
@@ -155,8 +156,6 @@ class _session:
         self.memory, self.session_id, self.problems, self.opened = memory, session_id, problems, None
 
     def __enter__(self):
-        from ..session.sessions import SessionState, open_session
-
         opened = open_session(self.memory.memory_dir_str, self.session_id)
         state = _guarded(self.problems, "session state", opened.__enter__)
         if state is None:
@@ -182,9 +181,6 @@ def _touched(spec, hook, root: str) -> list[str]:
 
 
 def _open_memory(project_root, memory_dir, cwd):
-    from ..base.project import DEFAULT_MEMORY_DIR, find_project_root
-    from ..memory import Memory
-
     if project_root is None:
         start = cwd or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         project_root = find_project_root(start, memory_dir or DEFAULT_MEMORY_DIR)
@@ -197,8 +193,6 @@ def _open_memory(project_root, memory_dir, cwd):
 # ---- session start: the context pack ---------------------------------------------------------
 
 def _on_start(memory, state, task: str, limit: int, problems: list, measure: str = "chars", terms=None) -> str:
-    from ..session.sessions import prune_sessions_now_and_then
-
     if state.path is not None:
         _guarded(problems, "session files", prune_sessions_now_and_then, memory.memory_dir_str)
     state.forget_injected()
@@ -209,11 +203,7 @@ def _on_start(memory, state, task: str, limit: int, problems: list, measure: str
 
 def _pack_block(memory, state, task: str, problems: list, limit: int = START_MAX_CHARS, measure: str = "chars",
                 terms=None) -> str:
-    import time
-
-    from ..base.textsafe import host_length
     from ..curated.pack.cutting import lines_part
-    from ..session.usage_log import iso_at
     from .cold_index import cold, start_building
 
     at = iso_at(time.time())  # before reading: a note changed while we read counts as changed
@@ -332,6 +322,8 @@ def _prompt_lines(memory, state, prompt: str) -> str:
         tail.append(f"{over} left out by this turn's memory budget")
     if below:
         tail.append(f"{below} more share words with this prompt but rank lower")
+    if len(prompt) > PROMPT_QUERY_CHARS:
+        tail.append(f"only the prompt's first {PROMPT_QUERY_CHARS:,} characters were searched")
     footer = ("; ".join(tail) + " — `memory_recall` to see them.") if tail else ""
     head = f"memory-custodian · notes that match this prompt (titles only) · {DATA_NOTICE}"
     return "\n".join(x for x in (head, fence("\n".join(lines)), footer, EXPAND_POINTER) if x)

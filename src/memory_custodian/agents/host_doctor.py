@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
+import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+from ..base.launcher import is_our_command, not_installed_text
 from ..setup.setup_doctor import Finding
+from . import hosts
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs a fresh process
 if TYPE_CHECKING:
@@ -29,10 +34,6 @@ MCP_PROTOCOL = "2025-06-18"
 
 
 def check_hosts(memory) -> list[Finding]:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import hosts
-
     out: list[Finding] = []
     servers_of: list[tuple[str, str, dict]] = []
     for name in hosts.HOSTS:
@@ -51,8 +52,6 @@ def check_hosts(memory) -> list[Finding]:
 
 def _wiring(root: str, spec) -> tuple[list, list]:
     """(event, hook command) and (file, MCP server entry) pairs this host's files hold for us."""
-    from ..base.launcher import is_our_command
-
     commands, servers = [], []
     for rel, kind in spec.files:
         path = os.path.join(root, rel)
@@ -106,7 +105,6 @@ def _check_hook(root: str, spec, event: str, command: str) -> Finding:
         told = " ".join((proc.stderr or proc.stdout).split())[:200]
         return Finding(area, False, f"`{command}` exited {proc.returncode}: {told}",
                        f"rerun `memory-custodian init --agent {spec.name}` from the installation you use")
-    from ..base.launcher import not_installed_text
 
     if not_installed_text(spec.name) in proc.stdout:
         return Finding(area, False, "found no installation and told the agent memory is not installed here",
@@ -119,8 +117,6 @@ def _check_hook(root: str, spec, event: str, command: str) -> Finding:
 
 def _check_server(root: str, host: str, where: str, entry: dict) -> Finding:
     area = f"{host} MCP server ({where})"
-    import shutil
-
     argv = [str(entry.get("command", "")), *[str(a) for a in entry.get("args", ())]]
     program = shutil.which(argv[0], path=HOOK_ENV_PATH) if not os.path.isabs(argv[0]) else argv[0]
     if program is None or not os.access(program, os.X_OK):
@@ -163,8 +159,6 @@ def _list_tools(argv: list[str], root: str):
 
 
 def _answer(proc, want: int) -> dict | str:
-    import selectors
-
     deadline = time.monotonic() + MCP_TIMEOUT_S
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ)

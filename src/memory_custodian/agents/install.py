@@ -26,6 +26,7 @@ from ..base.launcher import (
     portable_command,
 )
 from ..base.project import DEFAULT_MEMORY_DIR
+from ..setup.installation import outside_git_warning, write_setting
 from . import hosts, managed_block
 from .file_form import Form, read_raw
 
@@ -430,8 +431,6 @@ def install_agents(memory, agents: list[str], remove: bool = False, launcher: La
     warnings = []
     setting = None
     if not remove:
-        from ..setup.installation import outside_git_warning, write_setting
-
         setting = write_setting(root, launcher)
         if setting == "not a git repository":
             warnings.extend(outside_git_warning(root, launcher))

@@ -9,7 +9,10 @@ end, two blocks) are refused, as 0.9.1 refuses them, and nothing is written.
 
 from __future__ import annotations
 
+import os
+
 from ..base.errors import InvalidInput
+from ..base.fsutil import read_utf8
 
 START = "<!-- memory-custodian:start -->"
 END = "<!-- memory-custodian:end -->"  # our own block ends with the same marker
@@ -78,10 +81,6 @@ def kept_report(plans: list, remove: bool) -> dict:
 
 def refuse_bad_markers(root: str, host_modules, our_begin: str) -> None:
     """Before `init` writes anything: refuse a host Markdown file whose 0.9 block markers do not pair up."""
-    import os
-
-    from ..base.fsutil import read_utf8
-
     for module in host_modules:
         for rel, kind in module.files:
             path = os.path.join(root, rel)

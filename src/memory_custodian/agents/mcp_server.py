@@ -8,8 +8,8 @@ comes back as a tool error whose text says how to fix it.
 
 from __future__ import annotations
 
-import inspect
 import contextlib
+import inspect
 import json
 import sys
 import threading
@@ -127,10 +127,13 @@ class Server:
 
     def memory_context(
         self,
-        task: Annotated[str, Field(description="Task category: planning, implementation, artifact, preferences, history, maintenance or general")] = "implementation",
+        task: Annotated[str, Field(description="Task category: planning, implementation, artifact, preferences, history, "
+                                               "maintenance or general")] = "implementation",
         areas: Annotated[list[str], Field(description="Area modules to load explicitly (areas/<name>.md)")] = [],  # noqa: B006
-        paths: Annotated[list[str], Field(description="Files the task touches, relative to the project root; routes area memory and gotchas")] = [],  # noqa: B006
-        query: Annotated[str | None, Field(description="What the task is about, in a few words; adds the top matching notes")] = None,
+        paths: Annotated[list[str], Field(description="Files the task touches, relative to the project root; routes area "
+                                                      "memory and gotchas")] = [],  # noqa: B006
+        query: Annotated[str | None, Field(description="What the task is about, in a few words; adds the top matching "
+                                                       "notes")] = None,
     ) -> CallToolResult:
         """The context pack for a task: the routed curated rules, every active directive in full, the
         gotchas for the given paths, the top notes for the query, and what was left out and why.
@@ -198,7 +201,8 @@ class Server:
 
     def memory_propose(
         self,
-        text: Annotated[str, Field(min_length=1, description="The rule, constraint or decision to propose, in one or two sentences")],
+        text: Annotated[str, Field(min_length=1,
+                                   description="The rule, constraint or decision to propose, in one or two sentences")],
     ) -> CallToolResult:
         """Propose a candidate for the curated rules: it is added to docs/memory/inbox.md for a person
         to accept or drop. Use it for durable project rules; use memory_remember for notes."""
@@ -293,9 +297,8 @@ def build_server(memory) -> MCPServer:
 def _warm_up(memory) -> None:
     """Catch the index up and begin the background read before the first call needs them. A fault
     here is left for that call, which names it in its result (fail open, never silent)."""
-    with _CALL_LOCK:
-        with contextlib.suppress(Exception):  # the first tool call meets the same fault and reports it
-            memory.warm()
+    with _CALL_LOCK, contextlib.suppress(Exception):  # the first tool call meets the same fault and reports it
+        memory.warm()
 
 
 def serve(memory) -> None:

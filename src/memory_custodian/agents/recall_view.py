@@ -5,7 +5,9 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
+from ..base.limits import PROMPT_QUERY_CHARS
 from ..ledger.frames import index_line, provenance_frame, quote_line, safe_body
+from ..ledger.recall.ranking import iter_terms, query_terms
 
 # The `Memory` verbs the MCP server has a tool for (`mcp_server.TOOLS`; a test holds the two equal), so
 # the hooks, which must not import mcp, can name a tool too.
@@ -19,15 +21,11 @@ MIN_SHARED_TERMS = 2
 
 
 def _terms(text: str) -> set[str]:
-    from ..ledger.recall.ranking import query_terms
-
     return {t[:6] for t in query_terms(text)}
 
 
 def _shares(wanted: set[str], text: str, need: int) -> bool:
     """Whether `_terms(text)` holds at least `need` of `wanted`, reading only as far as it must."""
-    from ..ledger.recall.ranking import iter_terms
-
     found: set[str] = set()
     any_term = False
     for term in iter_terms(text):
@@ -47,8 +45,6 @@ MAX_QUERY_TERMS = 6
 def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
     """A long prompt ORs every word and matches half the ledger; its longest words are the most
     telling (a cheap stand-in for rarity) and keep the hook fast."""
-    from ..ledger.recall.ranking import query_terms
-
     terms = query_terms(prompt)
     if len(terms) <= max_terms:
         return prompt
@@ -58,6 +54,7 @@ def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
 
 def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list, int]:
     """The top hits (`RecallHit`s) for a prompt that clear the relevance floor, and how many matched below it."""
+    prompt = prompt[:PROMPT_QUERY_CHARS]
     # the hook says how many more matched, never what was excluded: one count query, not a scan
     result = memory.recall(focus_query(prompt), limit=limit * 2, counts="matched")
     hits = result.hits

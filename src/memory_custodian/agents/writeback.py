@@ -9,6 +9,10 @@ and `log` once per call, so the reading side and the writing side stay apart.
 
 from __future__ import annotations
 
+from ..session import checkpoint
+from ..session.checkpoint import session
+from ..session.usage_log import hook_entry, record
+
 # `doctor` probes every wired hook under this session id (host_doctor.DOCTOR_SESSION; a test holds the
 # two equal, and importing host_doctor here would load subprocess on every hook): a probe is not work.
 PROBE_SESSION = "memory-custodian-doctor"
@@ -17,8 +21,6 @@ PROBE_SESSION = "memory-custodian-doctor"
 def on_hook(memory, spec, hook, state, guard) -> tuple[str, str | None, str | None, bool]:
     """(context to add, stop instruction, checkpoint outcome, whether the call wrote files).
     `guard(part, fn, *args)` runs a part that fails open: None, with the error named for the agent."""
-    from ..session import checkpoint
-
     memory_dir = memory.memory_dir_str
     wrote = False
     if hook.session_id == PROBE_SESSION:
@@ -53,7 +55,6 @@ def _on_prompt(memory_dir, state, prompt: str) -> str:
     quote = standing_rule(prompt)
     if not quote:
         return ""
-    from ..session.checkpoint import session
 
     nudged = session(state, memory_dir).setdefault("nudged", [])
     if quote in nudged:
@@ -65,8 +66,6 @@ def _on_prompt(memory_dir, state, prompt: str) -> str:
 def log(memory, hook, before: dict, state, context: str, outcome: str | None, wrote: bool, guard,
         now: float | None = None) -> None:
     """One line in the adoption log: what this call injected, and what the checkpoint did."""
-    from ..session.usage_log import hook_entry, record
-
     if hook.session_id == PROBE_SESSION:
         return
     after = state.data.get("injected") or {}

@@ -6,6 +6,8 @@ names the file (and line, where there is one) and says what to do.
 
 from __future__ import annotations
 
+import errno
+
 from .limits import SHOWN_CHARS
 
 SHOWN = SHOWN_CHARS
@@ -164,8 +166,6 @@ class ProblemsFound(CustodianError):
 
 def unreadable(path, exc: OSError, what: str = "file") -> Corrupt:
     """An OSError met while reading the memory folder, as one line naming the path and what to do."""
-    import errno
-
     path = str(path if path is not None else exc.filename or "memory folder")
     if exc.errno == errno.ELOOP:
         return Corrupt(f"is a symlink loop; replace it with a real {what}", path=path)

@@ -20,7 +20,9 @@ forward slashes for Git's `sh` in the per-clone setting.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+import tempfile
 
 from .records import Record
 
@@ -51,7 +53,6 @@ class Launcher(Record):
     def quote(self, word: str) -> str:
         if self.windows:
             return f'"{word}"' if any(ch in word for ch in ' \t&()[]{}^=;!\'+,`~%') or "\\" in word else word
-        import shlex
 
         return shlex.quote(word)
 
@@ -61,15 +62,11 @@ class Launcher(Record):
 
     def posix_command(self) -> str:
         """The per-clone setting's value: the words for `sh` (Git's own `sh` on Windows, hence `/`)."""
-        import shlex
-
         words = [w.replace("\\", "/") for w in self.argv] if self.windows else list(self.argv)
         return " ".join(shlex.quote(word) for word in words)
 
     def temporary(self) -> bool:
         """Whether the path looks like an installation that will not be there next week."""
-        import tempfile
-
         path = self.argv[0].replace("\\", "/").casefold() if not self.windows else self.argv[0].casefold()
         temp = os.path.realpath(tempfile.gettempdir()).casefold()
         real = os.path.realpath(self.argv[0]).casefold() if not self.windows else path
@@ -162,8 +159,6 @@ def portable_argv(args: list[str], answer: str, *, to_stderr: bool = False) -> l
 def portable_command(args: list[str], answer: str, shell: str = "sh") -> str:
     """`portable_argv` as one shell line: single quotes, the same words in sh, bash and PowerShell; with
     `shell` "cmd", double quotes for cmd.exe (the body holds no quote and no `%`, so cmd passes it whole)."""
-    import shlex
-
     argv = portable_argv(args, answer)
     if shell == "cmd":
         return " ".join(f'"{word}"' if set(word) & set(" &|<>^()") else word for word in argv)

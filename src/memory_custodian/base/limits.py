@@ -32,11 +32,12 @@ SHARD_LINE_BYTES = 1_048_576
 # from what it has, so a 50 MB paste cannot hold the host past its time-out.
 HOOK_STDIN_BYTES = 2 * 1_048_576
 
+# What the prompt hook searches the ledger with (characters from a prompt's start): ranking reads
+# every word, so a 2 MB paste cost the hook 2.7 s; the hook's footer says when a prompt was longer.
+PROMPT_QUERY_CHARS = 20_000
+
 # An edit file checked back in (bytes): every block of it is a note, held to NOTE_TEXT_CHARS.
 EDIT_FILE_BYTES = 16 * 1_048_576
-
-# A transcript file a hook reads for the session's last request (bytes read from its end).
-TRANSCRIPT_TAIL_BYTES = 1_048_576
 
 # Characters of what was given that an error message quotes (an id, a path, a page address).
 SHOWN_CHARS = 40

@@ -10,6 +10,7 @@ standard library covers both platforms, so no lock package is needed (recorded i
 from __future__ import annotations
 
 import os
+import time
 
 _POLL_START, _POLL_MAX = 0.001, 0.05  # seconds between tries while another process holds the lock
 
@@ -39,9 +40,7 @@ class WindowsLock:
     def __init__(self, msvcrt_module=None, sleep=None):
         if msvcrt_module is None:
             import msvcrt as msvcrt_module
-        if sleep is None:
-            from time import sleep
-        self._msvcrt, self._sleep = msvcrt_module, sleep
+        self._msvcrt, self._sleep = msvcrt_module, sleep or time.sleep
 
     def acquire(self, fd: int) -> None:
         delay = _POLL_START

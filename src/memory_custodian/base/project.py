@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from .errors import InvalidInput, NotFound
+from .fsutil import check_name_lengths
 
 DEFAULT_MEMORY_DIR = "docs/memory"
 
@@ -82,8 +83,6 @@ def memory_dir_parts(raw: str) -> list[str]:
 def resolve_memory_dir(project_root, memory_dir: str | None = None) -> str:
     """The memory folder, which must be a sub-folder of `docs/` inside the project."""
     raw = memory_dir or DEFAULT_MEMORY_DIR
-    from .fsutil import check_name_lengths
-
     check_name_lengths(raw)
     parts = memory_dir_parts(raw)
     root = os.path.realpath(os.fspath(project_root))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from . import fsutil
 
@@ -117,8 +118,6 @@ def _as_text(data: bytes) -> str:
     """A file's text as the topic is matched against it: JSON string escapes undone."""
     text = data.decode("utf-8", "replace")
     if "\\u" in text:
-        import re
-
         text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
     return text
 

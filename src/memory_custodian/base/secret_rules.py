@@ -86,7 +86,8 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
     ("Postman API key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", ("PMAK-",)),
     ("Doppler token", r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9_-]{40,}",
      ("dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit.")),
-    ("Grafana token", rf"\b(?:glc_[{_B64}]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}|eyJrIjoi[{_B64}]{{50,}}={{0,2}})",
+    ("Grafana token",
+     rf"\b(?:glc_[{_B64}]{{32,}}={{0,2}}|glsa_[A-Za-z0-9]{{32}}_[A-Fa-f0-9]{{8}}|eyJrIjoi[{_B64}]{{50,}}={{0,2}})",
      ("glc_", "glsa_", "eyJrIjoi")),
     ("New Relic key", r"\bNR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,40}", ("NRAK-", "NRII-", "NRJS-", "NRAA-")),
     ("Telegram bot token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{32,33}(?![0-9A-Za-z_-])", (":AA",)),
@@ -117,7 +118,8 @@ RULES: list[tuple[str, str, tuple[str, ...]]] = [
      r"\bcurl\b(?:(?!curl\b)[^\n\\]|\\[\s\S])*?[ \t](?:-u|--user)(?:=|[ \t]*)"
      r"(?:[\"']?[^\s:\"']*:[\"']?(?P<value>[^\s\"':]+)|[\"'][^\s:\"']{6,}:[\"'])", ("curl",)),
     ("password on a mysql command line",
-     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b(?:(?!mysql|mariadb)[^\n])*?[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
+     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b(?:(?!mysql|mariadb)[^\n])*?"
+     r"[ \t](?:-p|--password=)(?P<value>[^\s\"'-][^\s\"']*)",
      ("mysql", "mariadb")),
     # a scheme-less or `Token` header value; Bearer and Basic have rules of their own above, and an
     # AWS SigV4 header carries a key ID and a one-off signature (the AWS rule sees a real key ID)

@@ -11,6 +11,7 @@ import re
 
 from .errors import SecretFound
 from .records import Record
+from .secret_rules import RULES
 
 
 class SecretFinding(Record):
@@ -40,7 +41,8 @@ def _compiled(source: str, flags: int = 0) -> re.Pattern:
 
 # Placeholders people write in docs instead of a real value; they must pass.
 _PLACEHOLDER_SRC = r"""^(?:
-        <[^>]*> | \$\{\{[^}]*\}\} | \$\{[^}]*\} | \{[^{}]*\} | \$\([A-Za-z_][A-Za-z0-9_]*\) | \{\{[^}]*\}\} | %\(?[A-Za-z_]*\)?s? |
+        <[^>]*> | \$\{\{[^}]*\}\} | \$\{[^}]*\} | \{[^{}]*\} | \$\([A-Za-z_][A-Za-z0-9_]*\) | \{\{[^}]*\}\} |
+        %\(?[A-Za-z_]*\)?s? |
         \*+ | x+ | X+ | \.+ | -+ | _+ |
         (?i:password|passwd|pass|pwd|secret|changeme|example|redacted|placeholder|none|null|nil|
             true|false|undefined|empty|your[-_a-z]*|my[-_a-z]*|dummy|fake|test|todo|tbd|hidden|env|
@@ -105,9 +107,6 @@ def _rules() -> tuple[list, tuple[str, ...]]:
     text, then each rule's triggers against the set found, costs a prompt hook a fraction of testing
     every rule's own triggers in turn."""
     if not _TABLE:
-        # the rule table is data of its own module, read only when a text is scanned
-        from .secret_rules import RULES
-
         _TABLE.extend([RULES, tuple(sorted({t for _kind, _source, triggers in RULES for t in triggers}))])
     return _TABLE[0], _TABLE[1]
 
@@ -131,9 +130,8 @@ def _literal_value(value: str, quoted: bool, env: bool = False) -> bool:
     if "." in value and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", value) \
             and not any(_token_like(part) for part in value.split(".")):
         return False  # settings.password, os.environ.get — but not a Vault `s.ZC9Ecf4M…`
-    if re.fullmatch(r"[A-Za-z_][A-Za-z_.-]*", value):
-        return False  # a bare name such as `password = user_password` or `secretKey: api-key`
-    return True
+    # not a bare name such as `password = user_password` or `secretKey: api-key`
+    return not re.fullmatch(r"[A-Za-z_][A-Za-z_.-]*", value)
 
 
 def _references(value: str) -> bool:
@@ -250,8 +248,16 @@ def scan(text: str) -> list[SecretFinding]:
     return findings
 
 
-def redact(text: str) -> str:
-    """`text` with every line holding a secret replaced by `[redacted: KIND]`."""
+# How far past a cut `redact(..., keep=)` still scans, so a credential the cut would split is seen
+# whole (past the longest one-line credential the rules match).
+CUT_MARGIN_CHARS = 8_192
+
+
+def redact(text: str, keep: int | None = None) -> str:
+    """`text` with every line holding a secret replaced by `[redacted: KIND]`; with `keep`, only its
+    first `keep` characters (a 2 MB paste is not scanned whole to keep 300 of them)."""
+    if keep is not None:
+        return redact(text[:keep + CUT_MARGIN_CHARS])[:keep]
     findings = scan(text)
     if not findings:
         return text

@@ -11,6 +11,9 @@ the case folded. An ASCII line is its own skeleton (casefolded), at no cost.
 
 from __future__ import annotations
 
+import unicodedata
+
+from .confusables_data import PAIRS
 from .textsafe import INVISIBLE
 
 _TABLE: dict[int, str | None] = {}
@@ -19,8 +22,6 @@ _TABLE: dict[int, str | None] = {}
 def _table() -> dict[int, str | None]:
     """Unicode's confusables: code point -> its printable ASCII look-alike (None: an invisible)."""
     if not _TABLE:
-        from .confusables_data import PAIRS
-
         data, i = "".join(PAIRS), 0
         while i < len(data):
             colon = data.index(":", i)
@@ -37,8 +38,6 @@ class _Fold(dict):
     confusables give `(` for both); else its confusable, else its compatibility form's characters'."""
 
     def __missing__(self, code: int):
-        import unicodedata
-
         table = _table()
         char = chr(code)
         if code in table and table[code] is None:

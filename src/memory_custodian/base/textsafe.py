@@ -20,6 +20,7 @@ the very same string, so the JSON value is unchanged.
 
 from __future__ import annotations
 
+import json
 import re
 
 from .limits import SHOWN_CHARS
@@ -75,8 +76,6 @@ def json_safe(document: str) -> str:
 def json_text(obj) -> str:
     """The one JSON rendering every `--format json` prints: sorted keys, indent 2, UTF-8 text,
     and no raw control character (see `json_safe`). No trailing newline."""
-    import json
-
     return json_safe(json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False))
 
 

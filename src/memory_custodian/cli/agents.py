@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from .output import open_memory
+from ..agents.hooks import problem_line, run_hook
+from ..agents.hosts import load
+from ..base.errors import CustodianError, InvalidInput
+from ..base.limits import HOOK_STDIN_BYTES
+from ..base.project import require_memory_dir
+from .output import echo, emit_json, open_memory
+from .terms import CLI_TERMS
 
 
 def mcp(project_root, memory_dir):
-    from ..base.project import require_memory_dir
-
     memory = open_memory(project_root, memory_dir)
     require_memory_dir(memory.memory_dir_str)  # before importing the SDK: a wrong folder fails fast
     from ..agents.mcp_server import serve
@@ -20,9 +24,6 @@ def mcp(project_root, memory_dir):
 def _hook_input() -> str:
     """The host's payload, read up to `limits.HOOK_STDIN_BYTES` and no further: past it the hook
     answers at once, saying so, instead of spending the host's time-out on a pasted file."""
-    from ..base.errors import InvalidInput
-    from ..base.limits import HOOK_STDIN_BYTES
-
     data = sys.stdin.buffer.read(HOOK_STDIN_BYTES + 1)
     if len(data) > HOOK_STDIN_BYTES:
         raise InvalidInput(f"the host's hook input is over {HOOK_STDIN_BYTES:,} bytes, the limit; memory "
@@ -32,7 +33,6 @@ def _hook_input() -> str:
 
 def stats(fmt, project_root, memory_dir):
     from ..session.adoption import report
-    from .output import echo, emit_json
 
     result = report(open_memory(project_root, memory_dir))
     if fmt == "json":
@@ -43,18 +43,11 @@ def stats(fmt, project_root, memory_dir):
 
 def hook(event, host, task, project_root, memory_dir) -> int:
     """Fail open: whatever goes wrong at run time is one line on stderr and exit 0."""
-    from ..agents.hooks import run_hook
-
     try:
         # bytes, not text: how a locale decodes stdin must not decide whether a stray byte loses the output
         raw = _hook_input()
-        from .terms import CLI_TERMS
-
         out = run_hook(host, event, raw, project_root=project_root, memory_dir=memory_dir, task=task, terms=CLI_TERMS)
     except Exception as exc:  # the agent's session matters more than its memory, and is told it has none
-        from ..agents.hooks import problem_line
-        from ..agents.hosts import load
-
         sys.stderr.write(f"memory-custodian hook {event}: {_one_line(exc)} (continuing without memory)\n")
         spec = load(host)
         told = problem_line([_one_line(exc)]) if event in spec.context_events else ""
@@ -66,11 +59,7 @@ def hook(event, host, task, project_root, memory_dir) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
-    from ..base.errors import CustodianError
-
     if isinstance(exc, CustodianError):
-        from .terms import CLI_TERMS
-
         return exc.one_line(CLI_TERMS)
     return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:300]
 

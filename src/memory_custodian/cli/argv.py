@@ -51,7 +51,7 @@ def _positional(positionals, words):
     values, rest = {}, list(words)
     for at, param in enumerate(positionals):
         after = sum(1 for later in positionals[at + 1:] if not later.optional)  # words the later ones need
-        if param.many:
+        if param.many:  # noqa: SIM108  # the other branch is a conditional itself: nested, it reads worse
             take = len(rest) - after
         else:
             take = 1 if len(rest) > after or not param.optional else 0

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 
+from ..base.errors import ProblemsFound
+from ..base.fence import as_data
+from ..base.project import DEFAULT_MEMORY_DIR, init_root
+from ..base.textsafe import json_text, printable
 from .output import Exit, echo, emit_json, open_memory
+from .terms import CLI_TERMS
 
 
 def init(project_root, memory_dir, extended, agents, remove, force_agent, with_codex, with_claude, with_gemini,
          repair, replace_existing, apply_, fmt):
     note = None
     if project_root is None:
-        from ..base.project import DEFAULT_MEMORY_DIR, init_root
-
         project_root, note = init_root(None, memory_dir or DEFAULT_MEMORY_DIR)
     if note:
         sys.stderr.write(f"init: {note}\n")
@@ -67,11 +70,8 @@ def init(project_root, memory_dir, extended, agents, remove, force_agent, with_c
 
 def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, names_only, explain, strict, fmt):
     memory = open_memory(project_root, memory_dir)
-    from .terms import CLI_TERMS
-
     result = memory.read(task, areas=areas, profiles=profiles, rules=rules, paths=paths, query=query,
                          names_only=names_only, strict=strict, terms=CLI_TERMS)
-    from ..base.textsafe import json_text, printable
 
     if fmt == "json":
         echo(json_text(result.to_dict()))
@@ -79,7 +79,6 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
         text = result.rendered
         if explain:
             text += "\n" + result.explain_text()
-        from ..base.fence import as_data
 
         echo(as_data(text), nl=False)  # files edited by hand and merged from pull requests: fenced as data
         for message in result.warnings:
@@ -91,8 +90,6 @@ def read(project_root, memory_dir, task, areas, profiles, rules, paths, query, n
 
 
 def check(project_root, memory_dir, privacy, fmt):
-    from ..base.errors import ProblemsFound
-
     memory = open_memory(project_root, memory_dir)
     if privacy:
         from .curated_write import emit_privacy
@@ -125,6 +122,4 @@ def status(project_root, memory_dir, fmt):
         if adoption:
             echo(adoption)
     if result.problems:
-        from ..base.errors import ProblemsFound
-
         raise ProblemsFound(f"{len(result.problems)} problem(s) in {result.memory_dir}; run check for details")

@@ -6,6 +6,9 @@ warning (stderr). Hard and purge forget print nothing but counts and line number
 
 from __future__ import annotations
 
+import sys
+
+from ..base.errors import InvalidInput, ProblemsFound, Refused
 from .output import Exit, echo, emit_json, open_memory, warn
 
 
@@ -42,8 +45,6 @@ def add(project_root, memory_dir, text, kind, reasons, scope, name, area, allow_
 
 
 def forget(project_root, memory_dir, topic, mode, apply_, plan_id, allow_broad_match, note_id, yes, fmt):
-    from ..base.errors import InvalidInput
-
     if (topic is None) == (note_id is None):
         raise InvalidInput("give exactly one of TOPIC or --note ID")
     memory = open_memory(project_root, memory_dir)
@@ -87,10 +88,6 @@ def migrate(project_root, memory_dir, apply_, plan_id, fmt):
 
 def _confirm(question: str) -> None:
     """Ask on the terminal; anything but yes ends the command (exit 1) with nothing changed."""
-    import sys
-
-    from ..base.errors import Refused
-
     if not sys.stdin.isatty():
         raise Refused("forget --note deletes the note's text for good — pass --yes to confirm")
     sys.stderr.write(f"{question} [y/N]: ")
@@ -101,8 +98,6 @@ def _confirm(question: str) -> None:
 
 def emit_privacy(findings: list, fmt: str) -> None:
     """Print `check --privacy` findings (kind and place only); exit 1 when there are any."""
-    from ..base.errors import ProblemsFound
-
     if fmt == "json":
         emit_json({"findings": [f.to_dict() for f in findings], "ok": not findings})
     else:

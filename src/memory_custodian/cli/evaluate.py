@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from ..ledger.recall.evaluate import evaluate, render_text
 from .output import Exit, echo, emit_json, open_memory
 
 
 def eval_cmd(truth, k, limit, min_recall, now, show, fmt, project_root, memory_dir):
-    from ..ledger.recall.evaluate import evaluate, render_text
-
     memory = open_memory(project_root, memory_dir)
     report = evaluate(memory, truth, k=k, limit=limit, now=now)
     failed = min_recall is not None and report["recall"] < min_recall

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sys
 
+from ..base.errors import CustodianError, ProblemsFound, short_line
+from ..base.project import require_memory_dir
 from ..base.textsafe import printable
+from ..ledger.storage.ids import now_iso
+from ..ledger.storage.inputs import read_stdin_text
 from .output import echo, emit_json, open_memory, warn
 from .terms import CLI_TERMS
 
 
 def _text_arg(text: str) -> str:
-    from ..ledger.storage.inputs import read_stdin_text
-
     return read_stdin_text() if text == "-" else text
 
 
@@ -48,7 +50,6 @@ def _verb(method: str):
         note = getattr(memory, method)(note_id, reason=reason, actor=actor)
         if note.mirror_warning:
             warn(note.mirror_warning)
-        from ..ledger.storage.ids import now_iso
 
         state = note.state_at(now_iso())  # as of now: an `expires` that has passed makes it expired
         if fmt == "json":
@@ -140,11 +141,7 @@ def reindex(fmt, project_root, memory_dir):
 
 
 def doctor(repair, yes, ledger_only, fmt, project_root, memory_dir):
-    from ..base.errors import ProblemsFound
-
     memory = open_memory(project_root, memory_dir)
-    from ..base.project import require_memory_dir
-
     require_memory_dir(memory.memory_dir_str)  # outside a project: one line saying so, in this command's words
     report = _ledger_report(memory, repair, yes)
     setup = [] if ledger_only else [f.to_dict() for f in _setup_findings(memory)]
@@ -181,8 +178,6 @@ def _setup_findings(memory) -> list:
 def _ledger_report(memory, repair: bool, yes: bool) -> dict:
     """The ledger's own doctor report; a ledger that cannot even be opened is one problem, and the
     setup checks still run."""
-    from ..base.errors import CustodianError, short_line
-
     try:
         return memory.doctor(repair=repair, yes=yes).to_dict()
     except (CustodianError, OSError) as exc:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 
+from ..base.errors import CustodianError, InvalidInput
+from ..base.textsafe import printable
 from .output import Exit, echo, emit_json, open_memory, warn
 
 
@@ -15,8 +20,6 @@ def _abs(path):
 
 
 def export(project_root, memory_dir, path, check, enable, disable, fmt):
-    from ..base.errors import InvalidInput
-
     if sum(bool(x) for x in (check, enable, disable)) > 1:
         raise InvalidInput("give only one of --check, --enable, --disable")
     memory = open_memory(project_root, memory_dir)
@@ -34,8 +37,6 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
         if result["up_to_date"]:
             echo(f"{result['path']} is up to date ({result['notes']} notes)")
         else:
-            from ..base.textsafe import printable
-
             echo(printable(result["diff"]), nl=False)  # note text from disk: no raw escapes
     else:
         verb = "wrote" if result["written"] else "unchanged"
@@ -47,8 +48,6 @@ def export(project_root, memory_dir, path, check, enable, disable, fmt):
 
 
 def edit(project_root, memory_dir, checkout, checkin, reason, actor, fmt):
-    from ..base.errors import CustodianError, InvalidInput
-
     if checkout and checkin:
         raise InvalidInput("give --checkout FILE or --checkin FILE, not both")
     memory = open_memory(project_root, memory_dir)
@@ -63,7 +62,6 @@ def edit(project_root, memory_dir, checkout, checkin, reason, actor, fmt):
     if checkin:
         _report(memory.edit_checkin(_abs(checkin), reason=reason, actor=actor), fmt)
         return
-    import tempfile
 
     tmp = os.path.join(tempfile.mkdtemp(prefix="memory-edit-"), "notes.md")
     memory.edit_checkout(tmp)
@@ -80,9 +78,6 @@ def edit(project_root, memory_dir, checkout, checkin, reason, actor, fmt):
 
 def _edit_file(path: str) -> None:
     """Open PATH in $VISUAL or $EDITOR (else vi) and wait; an editor that fails ends the command."""
-    import shlex
-    import subprocess
-
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         code = subprocess.call([*shlex.split(editor), path])

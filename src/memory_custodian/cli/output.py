@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
+
+from ..base.errors import InvalidInput
+from ..base.fsutil import inside
+from ..base.textsafe import json_text
+from ..memory import Memory
 
 
 class Exit(Exception):
@@ -35,14 +41,10 @@ def warn(message: str) -> None:
 
 def emit_json(obj) -> None:
     """One JSON document on stdout with stable sorted keys."""
-    from ..base.textsafe import json_text
-
     echo(json_text(obj))
 
 
 def open_memory(project_root, memory_dir):
-    from ..memory import Memory
-
     return Memory.open(project_root, memory_dir)
 
 
@@ -50,11 +52,6 @@ def paths_from_cwd(paths, project_root, memory_dir) -> list[str]:
     """`--path` values as a person typing them means them: relative to the current directory when it
     is inside the project (from `src/app`, `db.py` is `src/app/db.py`), stored relative to the
     project root; one that leaves the project is refused. Absolute paths go to the library as they are."""
-    import os
-
-    from ..base.errors import InvalidInput
-    from ..base.fsutil import inside
-
     root = open_memory(project_root, memory_dir).root_str
     here = os.path.realpath(os.getcwd())
     if here == root or not inside(here, root):

@@ -6,10 +6,19 @@ an error is one JSON object on stderr: {"error": {"exit_code", "line", "message"
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from itertools import pairwise
 
 from .. import __version__
+from ..agents.hosts import running_host
+from ..base.errors import CustodianError
+from ..base.textsafe import json_safe
+from .argv import parse
+from .output import Exit, UsageError, paths_from_cwd
 from .table import COMMANDS, GROUPS, PROG
+from .terms import CLI_TERMS
 
 ABOUT = ("Repo-native project memory for coding agents.\n\nCurated rules in docs/memory/*.md are routed per task and "
          "packed to a budget; the notes agents record live in an append-only ledger with ranked recall. Start with "
@@ -41,15 +50,11 @@ def handler_of(command):
 
 
 def wants_json(argv: list[str]) -> bool:
-    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:]))
+    return "--format=json" in argv or any(a == "--format" and b == "json" for a, b in pairwise(argv))
 
 
 def report_error(message: str, exit_code: int, as_json: bool, *, path=None, line=None) -> int:
     if as_json:
-        import json
-
-        from ..base.textsafe import json_safe
-
         error = {"exit_code": exit_code, "line": line, "message": message, "path": path}
         sys.stderr.write(json_safe(json.dumps({"error": error}, sort_keys=True, ensure_ascii=False)) + "\n")
     else:  # a CustodianError arrives as its one_line, place included
@@ -65,20 +70,13 @@ def run(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:
         sys.stdout.write(f"{PROG}, version {__version__}\n")
         return 0
-    from ..base.errors import CustodianError
-    from .argv import parse
-    from .output import Exit, UsageError
 
     as_json = wants_json(argv)
     try:
         command, kwargs = parse(argv)
         if "actor" in kwargs and kwargs["actor"] is None:
-            from ..agents.hosts import running_host
-
             kwargs["actor"] = "agent" if running_host() else "human"
         if kwargs.get("paths"):
-            from .output import paths_from_cwd
-
             kwargs["paths"] = paths_from_cwd(kwargs["paths"], kwargs.get("project_root"), kwargs.get("memory_dir"))
         return handler_of(command)(**kwargs) or 0
     except UsageError as exc:
@@ -86,8 +84,6 @@ def run(argv: list[str]) -> int:
         return report_error(exc.message + hint, exc.exit_code, as_json)
     except CustodianError as exc:
         sys.stdout.flush()
-        from .terms import CLI_TERMS
-
         if as_json:
             return report_error(exc.phrased(CLI_TERMS), exc.exit_code, True, path=exc.path, line=exc.line)
         return report_error(exc.one_line(CLI_TERMS), exc.exit_code, False)
@@ -109,8 +105,6 @@ def main(argv: list[str] | None = None) -> None:
         code = run(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
         # `read | head`: the reader left; say nothing more and exit as a SIGPIPE'd tool would
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 141
     except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback; writes are atomic or journalled

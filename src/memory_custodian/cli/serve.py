@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
+import webbrowser
 
+from ..web.server import make_server
 from .output import echo, emit_json, open_memory
 
 
 def serve(port, host, allow_remote, truth, open_, fmt, project_root, memory_dir):
-    from ..web.server import make_server
-
     server = make_server(open_memory(project_root, memory_dir), host=host, port=port, truth=truth,
                          allow_remote=allow_remote)
     if fmt == "json":
@@ -18,8 +18,6 @@ def serve(port, host, allow_remote, truth, open_, fmt, project_root, memory_dir)
         echo(f"memory-custodian viewer (read-only) at {server.url} — Ctrl-C to stop")
     sys.stdout.flush()  # a script waiting for the URL gets it now, not when the server stops
     if open_:
-        import webbrowser
-
         webbrowser.open(server.url)
     try:
         server.serve_forever()

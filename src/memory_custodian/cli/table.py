@@ -1,7 +1,8 @@
 """Every command of the CLI, declared once: name, group, help, one example, arguments, handler.
 
 `cli/argv.py` reads a command's arguments from this table (argparse, in `cli/parser.py`, is built
-from it for help and mistakes), and only that command's handler module is imported. A new command is one entry here plus its handler.
+from it for help and mistakes), and only that command's handler module is imported. A new command is
+one entry here plus its handler.
 """
 
 from __future__ import annotations

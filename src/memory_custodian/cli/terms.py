@@ -7,14 +7,15 @@ from ..base.errors import Terms
 from .spec import FLAGS as DECLARED_FLAGS
 from .table import COMMANDS, PROG
 
+# each Memory argument by the flag that sets it (the rest are `--` and the name, dashed)
+_FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
+          "profiles": "--profile", "rules": "--rule", "reasons": "--reason", "plan_id": "--plan",
+          **DECLARED_FLAGS}
+
 
 class CliTerms(Terms):
-    FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
-             "profiles": "--profile", "rules": "--rule", "reasons": "--reason", "plan_id": "--plan",
-             **DECLARED_FLAGS}
-
     def name(self, field: str) -> str:
-        return self.FLAGS.get(field, "--" + field.replace("_", "-"))
+        return _FLAGS.get(field, "--" + field.replace("_", "-"))
 
     def with_value(self, field: str) -> str:
         return f"{self.name(field)} TEXT"

@@ -16,8 +16,11 @@ import os
 import re
 
 from ..base import fsutil
-from ..base.errors import CustodianError
+from ..base.errors import CustodianError, ProblemsFound
+from ..base.fsutil import read_utf8
 from ..base.records import Record, field
+from ..base.tokens import estimate_tokens
+from .manifest.reader import parse_manifest
 from .manifest.routing import (
     CANONICAL_TASKS,
     KNOWN_SECTIONS,
@@ -26,9 +29,14 @@ from .manifest.routing import (
     Manifest,
     budget_for,
     default_budget,
+    manifest_errors,
 )
-from .pack.reading import readable_errors
+from .pack.reading import CURATED_FOLDERS, curated_files, interrupted_write, memory_files, raise_if_unreadable, readable_errors
+from .parse.bullets import split_items
+from .parse.conflicts import ADVICE, marker_line
+from .parse.units import pack, split_units
 from .write.entries import DECISION_ENTRY_BUDGET, long_decisions
+from .write.fingerprints import FILE, fingerprint, parse
 from .write.templates import CORE_FILES, brief_is_template
 
 PROBLEM, WARNING = "problem", "warning"
@@ -73,8 +81,6 @@ class CheckResult(Record):
 
 
 def _memory_files(memory_dir) -> list[str]:
-    from .pack.reading import CURATED_FOLDERS, memory_files
-
     return memory_files(memory_dir, CURATED_FOLDERS + ("archive",))
 
 
@@ -85,11 +91,6 @@ def _shown(memory, memory_dir) -> str:
 
 @readable_errors
 def check_memory(memory) -> CheckResult:
-    from ..base.fsutil import read_utf8
-    from .manifest.reader import parse_manifest
-    from .parse.conflicts import ADVICE, marker_line
-    from .parse.units import split_units
-
     memory_dir = memory.memory_dir_str
     rel = _shown(memory, memory_dir)
     result = CheckResult(rel)
@@ -130,15 +131,10 @@ def check_memory(memory) -> CheckResult:
             add(Finding(PROBLEM, "manifest-invalid", f("manifest.md"), exc.line, exc.message))
 
     if manifest is not None:
-        from .manifest.routing import manifest_errors
-        from .pack.reading import curated_files
-
         for code, at, message in manifest_errors(manifest, curated_files(memory_dir)):
             add(Finding(PROBLEM, code, f("manifest.md"), at, message))
         _check_manifest(manifest, memory_dir, texts, add, f)
     _check_sizes(manifest, texts, add, f)
-    from .pack.reading import interrupted_write
-
     journal = interrupted_write(memory_dir)
     if journal is not None:
         add(Finding(PROBLEM, "interrupted-write", f(".cache/journal.json"), None, journal))
@@ -158,18 +154,12 @@ FORGOTTEN_BACK = ("this entry was forgotten (its fingerprint is in forgotten.txt
 
 
 def _forgotten_prints(memory_dir) -> frozenset:
-    from ..base.fsutil import read_utf8
-    from .write.fingerprints import FILE, parse
-
     path = os.path.join(os.fspath(memory_dir), FILE)
     return parse(read_utf8(path)) if fsutil.is_file(path) else frozenset()
 
 
 def _forgotten_lines(document, forgotten: frozenset) -> list[int]:
     """The lines of entries (and of bullets inside a dated section) whose fingerprint was forgotten."""
-    from .parse.units import split_units
-    from .write.fingerprints import fingerprint
-
     lines = []
     for unit in document.units:
         if fingerprint(unit.text) in forgotten:
@@ -183,8 +173,6 @@ def _forgotten_lines(document, forgotten: frozenset) -> list[int]:
 
 def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
     """Each file against its budget, and each decision against the one-decision limit."""
-    from .parse.units import pack
-
     for name, text in texts.items():
         if name.startswith("archive/") or name == "manifest.md":
             continue
@@ -197,9 +185,10 @@ def _check_sizes(manifest: Manifest | None, texts: dict, add, f) -> None:
                         f"one entry is larger than the whole {budget}-token budget; split or shorten it"))
         elif packed.omitted:
             lead = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
+            omitted = len(packed.omitted_entries)
             add(Finding(PROBLEM, "over-budget", f(name), packed.omitted[0].start_line + lead,
                         f"{_file_tokens(text)} tokens against a {budget}-token budget: "
-                        f"{len(packed.omitted_entries)} entr{'y' if len(packed.omitted_entries) == 1 else 'ies'} from this line on would be omitted — "
+                        f"{omitted} entr{'y' if omitted == 1 else 'ies'} from this line on would be omitted — "
                         f"{compact_advice(name)}"))
         if name == "decisions.md":
             for heading, line, tokens in long_decisions(text):
@@ -230,8 +219,6 @@ def compact_advice(name: str) -> str:
 
 def _require_folder(memory_dir: str) -> None:
     """No memory folder at all: 0.9.1's `check` and `status` say so and exit 1 (a finding, not bad input)."""
-    from ..base.errors import ProblemsFound
-
     if not os.path.isdir(memory_dir):
         raise ProblemsFound("no memory folder here — run {verb:init} first, or pass {field}", path=memory_dir,
                             field="project_root")
@@ -247,14 +234,10 @@ def long_decision_message(heading: str, tokens: int) -> str:
 
 
 def _file_tokens(text: str) -> int:
-    from ..base.tokens import estimate_tokens
-
     return estimate_tokens(text.strip())
 
 
 def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None:
-    from .pack.reading import raise_if_unreadable
-
     mpath = f("manifest.md")
     version = manifest.metadata.get("protocol_version")
     if version is None:
@@ -306,11 +289,11 @@ def _check_manifest(manifest: Manifest, memory_dir, texts: dict, add, f) -> None
     routed = set(manifest.all_routed_modules())
     for name in texts:
         folder = name.split("/", 1)[0] if "/" in name else ""
-        if folder in ("rules", "profiles", "areas") and not name.endswith("/README.md"):
-            if name not in indexed and name not in routed:
-                add(Finding(PROBLEM, "not-indexed", f(name), None,
-                            f"optional module is not in the manifest's module index, so nothing can load it — "
-                            f"run `memory-custodian enable {name[:-3]}` or list it under `### Enabled {folder}`"))
+        if (folder in ("rules", "profiles", "areas") and not name.endswith("/README.md")
+                and name not in indexed and name not in routed):
+            add(Finding(PROBLEM, "not-indexed", f(name), None,
+                        f"optional module is not in the manifest's module index, so nothing can load it — "
+                        f"run `memory-custodian enable {name[:-3]}` or list it under `### Enabled {folder}`"))
 
 
 class FileStatus(Record):
@@ -337,7 +320,7 @@ class StatusResult(Record):
     archive_files: int
     missing_core: list[str]
     problems: list[str] = field(default_factory=list)
-    ledger: dict[str, None | int] | None = None
+    ledger: dict[str, int | None] | None = None
 
     def to_dict(self) -> dict:
         return {"memory_dir": self.memory_dir, "protocol_version": self.protocol_version,
@@ -369,9 +352,6 @@ def status_memory(memory) -> StatusResult:
     `status` exit 1: a missing core file, a core file, `preferences.md` or `changelog.md` over its
     budget, the template brief, a decision over 120 tokens, a protocol newer than 0.5 or unreadable
     (an older one only wants `migrate`), and a manifest that does not parse."""
-    from ..base.fsutil import read_utf8
-    from .manifest.reader import parse_manifest
-
     memory_dir = memory.memory_dir_str
     rel = _shown(memory, memory_dir)
     _require_folder(memory_dir)
@@ -400,10 +380,6 @@ _STATUS_BUDGETED = (*CORE_FILES, "preferences.md", "changelog.md")
 
 def _file_statuses(memory_dir, manifest: Manifest | None, problems: list[str]) -> tuple[list, int, int]:
     """(a FileStatus a file, inbox candidates, archive files); budget and entry problems go to `problems`."""
-    from ..base.fsutil import read_utf8
-    from ..base.tokens import estimate_tokens
-    from .parse.units import split_units
-
     files = []
     archive = inbox_items = 0
     for name in _memory_files(memory_dir):
@@ -426,8 +402,6 @@ def _file_statuses(memory_dir, manifest: Manifest | None, problems: list[str]) -
             problems.extend(f"{name}:{line}: {long_decision_message(heading, tokens)}"
                             for heading, line, tokens in long_decisions(text))
         if name == "inbox.md":
-            from .parse.bullets import split_items
-
             inbox_items = len(split_items(text)[1])  # `*` and `+` items too, as 0.9.1 counts them
         files.append(FileStatus(name, tokens, budget, entries, document.mode, over))
     return files, inbox_items, archive

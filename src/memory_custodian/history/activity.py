@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 
-from ..base.errors import InvalidInput
+from ..base.errors import InvalidInput, Refused
 from ..base.records import Record, field
+from ..ledger.storage.ids import ms_to_iso
 from ..ledger.storage.model import KINDS, OPS
+from .gitsource import Repo
 from .snapshot import is_curated
 
 CURATED = "curated"  # the kind of a commit that changed curated files
@@ -97,9 +99,6 @@ def _events(memory, since, until, kind, op, actor, limit, before=None) -> list[A
 
 def curated_commits(memory) -> list[Activity] | None:
     """Every commit that changed a curated file, newest first (None outside a repository)."""
-    from ..base.errors import Refused
-    from .gitsource import Repo
-
     try:
         repo = Repo(memory.root_str, memory.memory_dir_str)
     except Refused:
@@ -113,8 +112,6 @@ def curated_commits(memory) -> list[Activity] | None:
 
 
 def _read_commits(repo) -> list[Activity]:
-    from ..ledger.storage.ids import ms_to_iso
-
     prefix = repo.memory_rel.rstrip("/") + "/"
     out = repo.log_text(prefix, raw=False)
     found = []

@@ -15,6 +15,8 @@ import re
 from ..base.records import Record, field
 from ..base.tokens import estimate_tokens
 from ..curated.manifest.routing import budget_for
+from ..curated.parse.conflicts import marker_line
+from ..curated.parse.units import split_units
 from ..curated.write.entries import DECISION_ENTRY_BUDGET
 from ..curated.write.fingerprints import fingerprint
 
@@ -63,8 +65,6 @@ def _words(text: str) -> frozenset:
 
 def has_forgotten(unit, prints: frozenset) -> bool:
     """Whether the entry, or a bullet inside it (a dated changelog or inbox day), is a forgotten one."""
-    from ..curated.parse.units import split_units
-
     if fingerprint(unit.text) in prints:
         return True
     if unit.kind == "section" and "\n- " in unit.text:
@@ -180,8 +180,6 @@ def curated_flags(base, head, changes: list[EntryChange]) -> list[Flag]:
             flags.append(Flag("file-over-budget", f"{name} is now {tokens} tokens, over its {budget}-token budget "
                               f"(was {was}): a pack leaves its oldest entries out", name))
     flags.extend(_route_flags(base, head, manifest, base_manifest))
-    from ..curated.parse.conflicts import marker_line
-
     for name in head.curated:
         text = head.text(name) or ""
         line = marker_line(text)

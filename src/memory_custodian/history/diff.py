@@ -11,9 +11,12 @@ from __future__ import annotations
 import time
 
 from ..base.records import Record, field
+from ..ledger.storage.ids import ms_to_iso
 from .curated_diff import TOMBSTONES, curated_changes, curated_flags
+from .diff_render import as_markdown, as_text
 from .gitsource import WORKING_TREE, Repo, working_files
 from .ledger_diff import ledger_changes, ledger_flags
+from .ledger_scope import scope
 from .snapshot import Snapshot
 
 
@@ -64,19 +67,13 @@ class MemoryDiff(Record):
                    for name in ("directives", "tombstones", "curated", "ledger", "flags")}}
 
     def text(self) -> str:
-        from .diff_render import as_text
-
         return as_text(self)
 
     def markdown(self) -> str:
-        from .diff_render import as_markdown
-
         return as_markdown(self)
 
 
 def _now_iso() -> str:
-    from ..ledger.storage.ids import ms_to_iso
-
     return ms_to_iso(int(time.time() * 1000))
 
 
@@ -111,8 +108,6 @@ def compare(before: Snapshot, after: Snapshot, base_side: Side, head_side: Side,
             scoped: bool = True) -> MemoryDiff:
     """The diff of two snapshots; `scoped` folds only the notes it depends on (False: every note, the
     reference the scoped fold is tested against)."""
-    from .ledger_scope import scope
-
     entries = curated_changes(before, after)
     if scoped:
         before.scope = after.scope = scope(before, after)  # fold only the notes the comparison depends on

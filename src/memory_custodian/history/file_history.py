@@ -8,10 +8,14 @@ is "an entry forgotten since", without its heading or its diff, wherever it appe
 
 from __future__ import annotations
 
+import os
+
+from ..base.errors import InvalidInput
 from ..base.records import Record, field
 from ..curated.parse.units import split_units
 from ..curated.write.fingerprints import FILE as FORGOTTEN_FILE
-from .curated_diff import EntryChange, file_changes
+from ..ledger.storage.ids import ms_to_iso
+from .curated_diff import EntryChange, file_changes, has_forgotten
 from .gitsource import Repo
 from .snapshot import Snapshot, is_curated
 
@@ -48,8 +52,6 @@ class FileHistory(Record):
 
 def _read(memory_dir: str, names) -> dict[str, bytes]:
     """Just the files a page needs (never the ledger's shards, which can be tens of megabytes)."""
-    import os
-
     found = {}
     for name in names:
         try:
@@ -69,8 +71,6 @@ def _units(text: str | None) -> list:
 
 def _log_raw(repo: Repo, path: str, limit: int, skip: int = 0) -> list[tuple[dict, str, str]]:
     """(commit info, old blob, new blob) for each commit that changed `path`, newest first."""
-    from ..ledger.storage.ids import ms_to_iso
-
     out = repo.log_text(path, raw=True, limit=limit + 1, skip=skip)
     found = []
     for record in out.split("\x1e")[1:]:
@@ -97,8 +97,6 @@ def _blob_units(sha: str, texts: dict) -> list:
 def file_history(memory, name: str, limit: int = LOG_LIMIT, skip: int = 0) -> FileHistory:
     """The history of curated file `name` (relative to the memory folder), as git and the working tree hold it:
     `limit` commits, newest first, after the newest `skip` (the working tree's change comes with the first page)."""
-    from ..base.errors import InvalidInput
-
     if not is_curated(name) or ".." in name.split("/"):
         raise InvalidInput(f"{name!r} is not a curated memory file (a .md file of the memory folder)", field="file")
     if not 1 <= limit <= 500 or not 0 <= skip <= 1_000_000:
@@ -138,7 +136,6 @@ def _redacted(changes: list[EntryChange], after: list, hidden: frozenset) -> lis
     """An entry a commit added or changed that is forgotten now: told without its heading or diff."""
     if not hidden:
         return changes
-    from .curated_diff import has_forgotten
 
     secret = {u.start_line for u in after if has_forgotten(u, hidden)}
     return [c.replace(change="forgotten", heading="", diff=[], line=None, tokens=0)
@@ -146,8 +143,6 @@ def _redacted(changes: list[EntryChange], after: list, hidden: frozenset) -> lis
 
 
 def _entry_histories(commits: list[FileCommit], units: list, hidden: frozenset) -> list[tuple]:
-    from .curated_diff import has_forgotten
-
     seen: dict[str, list] = {}
     for c in commits:
         for ch in c.changes:

@@ -11,6 +11,7 @@ import os
 import subprocess
 
 from ..base.errors import InvalidInput, NotFound, Refused
+from ..ledger.storage.ids import ms_to_iso
 
 WORKING_TREE = "working tree"
 # git's own commands (not this tool's): what a shallow clone must fetch before a merge base can be found
@@ -87,8 +88,6 @@ class Repo:
     def time_of(self, commit: str) -> str:
         """The commit's committer time, UTC ISO with milliseconds (what expiry dates are compared with)."""
         seconds = int(self.git("show", "-s", "--format=%ct", commit).stdout.strip())
-        from ..ledger.storage.ids import ms_to_iso
-
         return ms_to_iso(seconds * 1000)
 
     def files_at(self, commit: str) -> dict[str, bytes]:

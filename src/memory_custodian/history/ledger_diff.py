@@ -9,7 +9,7 @@ from the base, which still holds them, and never reach the result.
 from __future__ import annotations
 
 from ..base.records import Record, field
-from .curated_diff import Flag
+from .curated_diff import Flag, text_diff
 
 CHANGE_OF = {"create": "created", "supersede": "superseded", "revoke": "revoked", "flag_stale": "flagged-stale",
              "expire": "expired", "reinstate": "reinstated", "promote": "promoted", "forget": "forgotten"}
@@ -58,8 +58,6 @@ def _about(change: NoteChange, note) -> NoteChange:
 
 def ledger_changes(base, head) -> list[NoteChange]:
     """Every note the head changed, in the order of its events (time, then event id)."""
-    from .curated_diff import text_diff
-
     base_notes, base_applied = base.ledger()
     head_notes, head_applied = head.ledger()
     known = {ev["id"] for evs in base_applied.values() for ev in evs}

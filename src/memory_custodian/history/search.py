@@ -6,7 +6,11 @@ from __future__ import annotations
 import os
 import re
 
+from ..base.fsutil import read_utf8
 from ..base.records import Record, field
+from ..curated.pack.reading import memory_files
+from ..curated.parse.units import split_units
+from .snapshot import CURATED_FOLDERS
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
 if TYPE_CHECKING:
@@ -39,16 +43,10 @@ def _snippet(text: str, pattern: re.Pattern, width: int = 160) -> str:
 
 def search_entries(memory, query: str) -> tuple[list[EntryHit], int]:
     """Curated entries holding every word of `query`: (the first hits in file order, how many more)."""
-    from ..curated.pack.reading import memory_files
-    from .snapshot import CURATED_FOLDERS
-
     words = [w for w in re.findall(r"\w+", query.casefold()) if w]
     if not words:
         return [], 0
     patterns = [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE) for w in words]
-    from ..base.fsutil import read_utf8
-    from ..curated.parse.units import split_units
-
     hits: list[EntryHit] = []
     more = 0
     for name in memory_files(memory.memory_dir_str, CURATED_FOLDERS):

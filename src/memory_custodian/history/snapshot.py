@@ -3,11 +3,14 @@ the curated files as entries, the ledger shards folded to notes, the forgotten f
 
 from __future__ import annotations
 
+from ..base.errors import CustodianError
+from ..curated.manifest.reader import parse_manifest
 from ..curated.parse.units import split_units
 from ..curated.write.fingerprints import FILE as FORGOTTEN_FILE
 from ..curated.write.fingerprints import parse as parse_prints
 from ..ledger.storage.fold import replay
 from ..ledger.storage.store import is_shard_name, parse_lines
+from .ledger_scope import restricted
 
 MIRROR = "MEMORY.md"  # the ledger's export, generated: its changes are the ledger's, told once
 CURATED_FOLDERS = ("", "rules", "profiles", "areas", "archive")
@@ -56,8 +59,6 @@ class Snapshot:
                 if folder == "ledger" and is_shard_name(base):
                     data = self.files[name]
                     if self.scope is not None:
-                        from .ledger_scope import restricted
-
                         data = restricted(data, self.scope)
                     events.extend(parse_lines(name, data, lenient=True)[0])
             notes, applied, _ = replay(events)
@@ -68,8 +69,6 @@ class Snapshot:
         text = self.text("manifest.md")
         if text is None:
             return None
-        from ..base.errors import CustodianError
-        from ..curated.manifest.reader import parse_manifest
 
         try:
             return parse_manifest(text)

@@ -8,7 +8,30 @@ replays it all.
 
 from __future__ import annotations
 
+from ..base import fsutil
 from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
+from ..base.project import require_memory_dir
+from ..base.textsafe import shown as quoted
+from .params import KEPT_ON_SUPERSEDE
+from .storage.fold import apply, transition_error
+from .storage.ids import CROCKFORD, NOTE_ID_LEN, new_note_id, now_iso
+from .storage.inputs import (
+    QUOTE_MAX,
+    REASON_MAX,
+    bounded,
+    choice,
+    clean_expires,
+    clean_paths,
+    clean_tags,
+    clean_text,
+    clean_title,
+    kind_priority,
+    provenance_for,
+    require_utf8,
+    scope_fields,
+)
+from .storage.model import LEGAL_NEXT, PROVENANCES, REASON_ACTORS, REASON_REQUIRED, copy_note
+from .storage.store import Ledger
 
 
 class LedgerNotes:
@@ -22,9 +45,6 @@ class LedgerNotes:
     # ---- plumbing -----------------------------------------------------------------------------
 
     def ledger(self):
-        from ..base.project import require_memory_dir
-        from .storage.store import Ledger
-
         require_memory_dir(self.memory_dir)
         return Ledger(self.memory_dir)
 
@@ -39,9 +59,6 @@ class LedgerNotes:
 
     def resolve(self, id_or_prefix: str, index=None) -> str:
         """The full id for `#k7m2`, `k7m2x9qa`, …: a unique prefix of at least 4 characters."""
-        from ..base.textsafe import shown as quoted
-        from .storage.ids import CROCKFORD, NOTE_ID_LEN
-
         key = str(id_or_prefix).strip().lstrip("#").lower()
         if len(key) < 4:
             raise InvalidInput(f"note id {quoted(str(id_or_prefix))}: give at least 4 characters of an id "
@@ -62,8 +79,6 @@ class LedgerNotes:
 
     def _write(self, events: list[dict], index=None) -> list[dict]:
         """Append one txn, checking transitions against the index caught up under the lock."""
-        from ..base import fsutil
-
         ledger = self.ledger()
         with fsutil.project_lock(self.memory_dir):
             needs_state = any(ev["op"] != "create" for ev in events)
@@ -80,20 +95,6 @@ class LedgerNotes:
                  scope="workspace", expires=None, supersedes=None, actor="human", provenance=None, reason=None):
         """Record a note; with `supersedes`, the create and the `supersede` of the old note are one txn."""
         from ..base.secrets import refuse_secrets
-        from .storage.fold import apply
-        from .storage.ids import new_note_id
-        from .storage.inputs import (
-            QUOTE_MAX,
-            bounded,
-            clean_expires,
-            clean_paths,
-            clean_tags,
-            clean_text,
-            clean_title,
-            kind_priority,
-            provenance_for,
-            scope_fields,
-        )
 
         text = clean_text(text)
         kind, priority = kind_priority(kind, priority)
@@ -119,9 +120,6 @@ class LedgerNotes:
 
     def supersede(self, note_id, text, *, reason, actor="human", **fields):
         """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
-        from .params import KEPT_ON_SUPERSEDE
-        from .storage.inputs import clean_text
-
         _as_reason(clean_text, reason)
         index = self.index()
         old_id = self.resolve(note_id, index)
@@ -134,9 +132,6 @@ class LedgerNotes:
 
     def lifecycle(self, op: str, note_id, reason, actor, **extra):
         """One lifecycle event (revoke, flag_stale, reinstate, expire, promote) on a note; the note after it."""
-        from .storage.fold import apply
-        from .storage.model import REASON_ACTORS, REASON_REQUIRED, copy_note
-
         reason = _reason_text(reason, required=op in REASON_REQUIRED and actor in REASON_ACTORS, op=op)
         index = self.index()
         full = self.resolve(note_id, index)
@@ -149,9 +144,6 @@ class LedgerNotes:
         return apply(None if found is None else copy_note(found), written[0])  # the note as the write found it, under the lock
 
     def promote(self, note_id, *, to, actor="human"):
-        from .storage.inputs import choice
-        from .storage.model import PROVENANCES
-
         choice(to, PROVENANCES, "provenance")
         return self.lifecycle("promote", note_id, None, actor, to=to)
 
@@ -214,7 +206,6 @@ class LedgerNotes:
         return Reindexed(**self.index().rebuild(progress=progress))
 
     def doctor(self, repair=False, yes=False):
-        from ..base import fsutil
         from .storage.shard_doctor import run_doctor
 
         ledger = self.ledger()
@@ -227,7 +218,6 @@ class LedgerNotes:
 def _reason_text(reason, *, required: bool, op: str) -> str | None:
     """A lifecycle reason as recorded (one line); refused when required and missing, not UTF-8 or a secret."""
     from ..base.secrets import refuse_secrets
-    from .storage.inputs import REASON_MAX, bounded, require_utf8
 
     if isinstance(reason, str):
         bounded(require_utf8(reason, "{field}", "reason"), REASON_MAX, "{field}", "reason")
@@ -241,8 +231,6 @@ def _reason_text(reason, *, required: bool, op: str) -> str | None:
 
 def _as_reason(check, reason) -> None:
     """Run a check that names what it checks as the `reason` argument, which each adapter names its own way."""
-    from ..base.errors import CustodianError
-
     try:
         check(reason, "{field}")
     except CustodianError as exc:
@@ -251,10 +239,6 @@ def _as_reason(check, reason) -> None:
 
 def _check_transition(note, op: str, actor: str, **extra) -> None:
     """Refuse an illegal event before writing, with the note's state and the verbs it allows."""
-    from .storage.fold import transition_error
-    from .storage.ids import now_iso
-    from .storage.model import LEGAL_NEXT
-
     at = now_iso()
     state = note.state_at(at)
     if op not in LEGAL_NEXT[state]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from .storage.ids import now_iso
 from .storage.model import Note
 
 PROVENANCE_FRAME = {
@@ -197,8 +198,6 @@ def render(note: Note, state: str, ids: list[str]) -> str:
 
 
 def expand_notes(index, ids: list[str], now: str | None = None) -> list[dict]:
-    from .storage.ids import now_iso
-
     now = now or now_iso()
     out = []
     for note_id in ids:

@@ -15,6 +15,14 @@ Default budgets (tokens): directives 800, gotchas 400, recall 300.
 from __future__ import annotations
 
 from ..base.errors import LIBRARY_TERMS, Terms
+from ..base.pack_parts import Omission, Section
+from ..base.tokens import estimate_tokens
+from .frames import index_line, provenance_frame, safe_body
+from .index.in_force import in_force
+from .recall.recall import run_recall
+from .storage.ids import now_iso
+from .storage.inputs import current_branch
+from .storage.store import Ledger
 
 DEFAULT_BUDGETS = {"directives": 800, "gotchas": 400, "recall": 300}
 SECTION_NAMES = {"directives": "Ledger directives", "gotchas": "Ledger gotchas", "recall": "Ledger recall"}
@@ -27,8 +35,6 @@ TAIL_IDS = 5  # other-scope ids named in the section's own line; the omissions n
 
 
 def _full(note, state: str = "active") -> str:
-    from .frames import index_line, provenance_frame, safe_body
-
     lines = [index_line(note, state)]
     if state == "stale":  # warning first, before anything a reader might act on
         reason = (note.state_reason or "").strip()
@@ -53,9 +59,6 @@ def _pack(key: str, blocks, budget: int | None, sep: str, tail: str | None = Non
     ends the section, and it and every note after it (`order`: all the ids, when `blocks` is read
     lazily and stops being asked) are named as omitted. A first block larger than the whole budget
     is kept whole (`oversized`) rather than cut."""
-    from ..base.pack_parts import Omission, Section
-    from ..base.tokens import estimate_tokens
-
     shown: list[tuple[str, str]] = []
     used, oversized = 0, False
     for note_id, text in blocks:
@@ -80,8 +83,6 @@ def _left_out(index, key: str, res, hint: str, shown: bool) -> tuple[list, str |
     """What a directive or gotcha recall did not load and why: Omissions naming each note scoped to
     another branch, and the section's closing line (those notes, and a count of the ones no longer
     in force). Forgotten notes keep no kind, so they cannot be counted here."""
-    from ..base.pack_parts import Omission
-
     other = res.excluded_ids.get("other scope", [])
     omitted = [Omission(module=f"ledger:{key}", ref=f"#{i}", reason=OTHER_SCOPE) for i in other]
     lines = []
@@ -122,8 +123,6 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
                     budgets: dict | None = None, terms: Terms = LIBRARY_TERMS) -> list:
     """Return a list of `memory_custodian.base.pack_parts.Section` for the pack (empty until the ledger
     exists); what a closing line hints at is worded in the caller's `terms`."""
-    from .storage.store import Ledger
-
     if not Ledger(memory.memory_dir_str).shards():
         return []
     limits = {**DEFAULT_BUDGETS, **(budgets or {})}
@@ -136,10 +135,6 @@ def ledger_sections(memory, *, task: str, paths: tuple[str, ...] = (), query: st
 
 def _in_force_section(index, key: str, root: str, limits: dict, terms: Terms, paths=()):
     """The directives (or the gotchas at `paths`) in force, read only as far as the budget takes them."""
-    from .index.in_force import in_force
-    from .storage.ids import now_iso
-    from .storage.inputs import current_branch
-
     found = in_force(index, key[:-1], now=now_iso(), branch=lambda: current_branch(root), want_states=PACK_STATES,
                      paths=paths)
     left, tail = _left_out(index, key, found, terms.phrase(HINTS[key]), bool(found.ids))
@@ -153,8 +148,6 @@ def _in_force_section(index, key: str, root: str, limits: dict, terms: Terms, pa
 
 
 def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict, terms: Terms) -> list:
-    from .recall.recall import run_recall
-
     sections = [_in_force_section(index, "directives", root, limits, terms)]
     shown = list(sections[0].note_ids)
     if paths:
@@ -181,7 +174,6 @@ COLD_NOTICE = ("Recall is still being indexed (the first session after a clone):
 def cold_sections(memory, *, budgets: dict | None = None) -> list:
     """The pack's ledger part while there is no index: every directive in force, and a line saying recall waits."""
     from .index.cold_start import directive_notes
-    from .storage.ids import now_iso
 
     limits = {**DEFAULT_BUDGETS, **(budgets or {})}
     found = directive_notes(memory.memory_dir_str, memory.root_str, now_iso())

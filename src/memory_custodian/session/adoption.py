@@ -9,8 +9,12 @@ injected over and over and never expanded, hooks that stopped firing.
 from __future__ import annotations
 
 import os
+import time
 
+from ..base.errors import NotFound
 from ..base.records import Record, field
+from ..ledger.storage.ids import iso_to_ms
+from .auto_checkpoint import written_since
 from .usage_log import iso_at, read_store, store_path
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
@@ -103,21 +107,18 @@ def summary_line(memory) -> str | None:
 
 def report(memory, *, now: float | None = None) -> AdoptionReport:
     """The adoption report over everything logged (newest session first)."""
-    import time
-
     entries, bad = read_store(memory.memory_dir_str)
     now_iso = iso_at(time.time() if now is None else now)
     since = entries[0]["at"] if entries else now_iso
-    from .auto_checkpoint import written_since
-
     # creates read from the shards (not a fold of the ledger): `status` prints this on every call;
     # a create whose txn never completed would count, which only a `doctor` repair can settle anyway
     writes = [(at, kind, actor) for at, _, kind, actor in written_since(memory.memory_dir_str, {}, since)]
     # the automatic checkpoint is the harness writing, not the session recording what it learned
     sessions = _sessions(entries, [w for w in writes if w[2] != "auto"])
-    totals: dict[str, Any] = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {}, "subagent_checkpoints": {},
-              "recalls": sum(1 for e in entries if e.get("kind") == "recall"),
-              "expands": sum(1 for e in entries if e.get("kind") == "expand"), "written": {}}
+    totals: dict[str, Any] = {"hooks": {}, "injected_notes": 0, "injected_tokens": 0, "checkpoints": {},
+                              "subagent_checkpoints": {},
+                              "recalls": sum(1 for e in entries if e.get("kind") == "recall"),
+                              "expands": sum(1 for e in entries if e.get("kind") == "expand"), "written": {}}
     for s in sessions:
         for key in ("hooks", "checkpoints", "subagent_checkpoints"):
             for name, n in getattr(s, key).items():
@@ -170,8 +171,6 @@ def _flags(memory, entries, sessions, now_iso: str, memory_in_use) -> list[str]:
     flags.extend(_unread(memory, entries))
     hooks = [e["at"] for e in entries if e.get("kind") == "hook"]
     if hooks:
-        from ..ledger.storage.ids import iso_to_ms
-
         days = (iso_to_ms(now_iso) - iso_to_ms(hooks[-1])) // 86_400_000
         if days >= QUIET_DAYS:
             flags.append(f"no hook has fired for {days} days (last {hooks[-1][:10]}): the hook wiring may be "
@@ -183,8 +182,6 @@ def _flags(memory, entries, sessions, now_iso: str, memory_in_use) -> list[str]:
 
 
 def _unread(memory, entries) -> list[str]:
-    from ..base.errors import NotFound
-
     injected: dict[str, int] = {}
     expanded: set[str] = set()
     for e in entries:

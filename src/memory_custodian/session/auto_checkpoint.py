@@ -11,8 +11,11 @@ new checkpoint of a session supersedes that session's previous one, so a session
 
 from __future__ import annotations
 
+import json
 import os
 
+from ..base.errors import NotFound
+from ..ledger.storage.inputs import current_branch
 from .checkpoint import session
 
 REQUEST_CHARS = 300
@@ -28,15 +31,13 @@ def keep_request(state, memory_dir, prompt: str) -> None:
         from ..base.secrets import redact
 
         # a line holding a secret becomes `[redacted: KIND]`, so a cut can never leave half of one
-        session(state, memory_dir)["request"] = redact(prompt.strip())[:REQUEST_CHARS]
+        session(state, memory_dir)["request"] = redact(prompt.strip(), keep=REQUEST_CHARS)
 
 
 def written_since(memory_dir, offsets: dict, since: str = "") -> list[tuple[str, str, str, str]]:
     """(at, note id, kind, actor) of every note created in the ledger after `offsets` (shard → size)
     and at or after `since` (ISO UTC; shards of earlier months are not read). Read straight from the
     shards: a hook or `status` must not fold the whole ledger to learn what was written lately."""
-    import json
-
     folder = os.path.join(os.fspath(memory_dir), "ledger")
     found: list[tuple[str, str, str, str]] = []
     try:
@@ -84,8 +85,6 @@ def is_idle_checkpoint(note) -> bool:
 def write_checkpoint(memory, state) -> str | None:
     """Record (or supersede) this session's checkpoint; the new note's id, or None when there was
     nothing to say or nothing changed since the last one."""
-    from ..ledger.storage.inputs import current_branch
-
     wb = session(state, memory.memory_dir_str)
     written = [n for _, n, _, actor in written_since(memory.memory_dir_str, wb.get("offsets") or {})
                if actor != "auto"]
@@ -108,8 +107,6 @@ def write_checkpoint(memory, state) -> str | None:
 
 
 def _active(memory, note_id: str) -> bool:
-    from ..base.errors import NotFound
-
     try:
         return memory.note(note_id).state in ("active", "stale")
     except NotFound:

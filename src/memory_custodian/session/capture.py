@@ -11,7 +11,10 @@ it gives, since what it repeats (a checkpoint quotes the last request) is a reco
 
 from __future__ import annotations
 
+from ..ledger.storage.inputs import DEFAULT_PROVENANCE, QUOTE_MAX, bounded, require_utf8
+from ..ledger.storage.model import PROVENANCES
 from .quotes import QuoteBinding, bind_quote
+from .sessions import recent_user_messages
 
 PERSON = "human"
 FINDS_SPANS = ("agent",)  # writers whose notes are searched for the user's words unasked
@@ -19,8 +22,6 @@ FINDS_SPANS = ("agent",)  # writers whose notes are searched for the user's word
 
 def _checked(quote: str) -> str:
     """A quote held to the write's own rules first (UTF-8, its length): bad input is refused, not weighed."""
-    from ..ledger.storage.inputs import QUOTE_MAX, bounded, require_utf8
-
     return bounded(require_utf8(quote, "{field}", "quote").strip(), QUOTE_MAX, "{field}", "quote")
 
 
@@ -30,9 +31,6 @@ def bind_writer(memory_dir: str, actor: str, text, quote, provenance) -> QuoteBi
     provenance, or for user-stated, which only a verified quote gives. None for a person, and for what
     the write refuses anyway, naming it (an unknown actor or provenance, `human`, user-stated with no
     quote, a text that is not a string)."""
-    from ..ledger.storage.inputs import DEFAULT_PROVENANCE
-    from ..ledger.storage.model import PROVENANCES
-
     if actor == PERSON or actor not in DEFAULT_PROVENANCE or not isinstance(text, str):
         return None
     own = DEFAULT_PROVENANCE[actor]
@@ -44,7 +42,6 @@ def bind_writer(memory_dir: str, actor: str, text, quote, provenance) -> QuoteBi
         if provenance == "user-stated":
             return None
         return QuoteBinding(provenance or own, None)  # nothing to check: no session file is read
-    from .sessions import recent_user_messages
 
     binding = bind_quote(text, explicit, recent_user_messages(memory_dir))
     if binding.quote is None and provenance == "user-stated" and explicit is None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 
+from ..base.errors import Corrupt
+
 MODES = ("off", "once", "every")
 DEFAULTS = {"stop": "once", "subagent_stop": "off", "min_tool_calls": 10, "max_blocks": 5}
 NAMED_FILES = 5  # files the instruction names; the rest are counted
@@ -35,7 +37,6 @@ SUBAGENTS_KEPT = 20  # subagents whose own budget a session file keeps (the olde
 
 def settings(memory_dir) -> dict:
     """The checkpoint settings, defaults filled in; a bad value is a loud error naming the file."""
-    from ..base.errors import Corrupt
     from ..ledger.storage.config import config_path, load_config
 
     given = load_config(memory_dir).get("checkpoint", {})

@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 
 from ..base.errors import InvalidInput
+from ..base.fsutil import atomic_write, project_lock, read_utf8
+from ..base.project import require_memory_dir
+from ..base.secrets import refuse_secrets
+from ..curated.write.entries import NO_CANDIDATES, prepend_dated_item, today
 
 MAX_PROPOSAL_CHARS = 600
 INBOX_HEADER = "# Memory Inbox\n\nEntries are newest first.\n"
@@ -28,8 +32,6 @@ def clean_proposal(text: str) -> str:
 def propose(memory, text: str) -> dict:
     """Add `text` as today's newest inbox item; returns {"file", "item", "date"}."""
     item = clean_proposal(text)
-    from ..base.secrets import refuse_secrets
-
     refuse_secrets(item, "the proposal")
     # Not `Memory.add(type="inbox")`: it also records the add in changelog.md, and the server
     # writes no curated file but the inbox. The item format is the curated tier's own.
@@ -37,10 +39,6 @@ def propose(memory, text: str) -> dict:
 
 
 def _append_inbox(memory, item: str) -> dict:
-    from ..base.fsutil import atomic_write, project_lock, read_utf8
-    from ..base.project import require_memory_dir
-    from ..curated.write.entries import NO_CANDIDATES, prepend_dated_item, today
-
     memory_dir = require_memory_dir(memory.memory_dir_str)
     path = os.path.join(memory_dir, "inbox.md")
     date = today()

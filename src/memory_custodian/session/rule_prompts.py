@@ -13,6 +13,8 @@ record a guess. Figures on labelled real sentences: `benchmarks/bench_rule_detec
 
 from __future__ import annotations
 
+from .rule_sentences import is_rule, starts_like_log
+
 MAX_QUOTE_CHARS = 240
 MAX_PROMPT_CHARS = 20_000  # past this it is a pasted file, not a message
 MAX_SENTENCES = 200  # a 20,000-character paste of prose costs ~15 ms at most
@@ -24,7 +26,6 @@ def standing_rule(prompt: str) -> str | None:
     """The first sentence of `prompt` that states a standing rule, as the user wrote it; else None."""
     if not prompt or len(prompt) > MAX_PROMPT_CHARS:
         return None
-    from .rule_sentences import is_rule
 
     for sentence in sentences(prompt)[:MAX_SENTENCES]:
         if is_rule(sentence):
@@ -35,8 +36,6 @@ def standing_rule(prompt: str) -> str | None:
 def sentences(prompt: str) -> list[str]:
     """The prose sentences of a message, each as written (list marks aside): fenced code and log lines
     are left out, lines a paragraph wraps are joined."""
-    from .rule_sentences import starts_like_log
-
     lines: list[str] = []
     fenced = False
     joinable = False

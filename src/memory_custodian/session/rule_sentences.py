@@ -15,6 +15,7 @@ prompt. Precision and recall on labelled real sentences: `benchmarks/bench_rule_
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 
@@ -111,8 +112,6 @@ def pattern(name: str):
     """The compiled pattern `name` of PATTERNS, compiled on first use."""
     found = _COMPILED.get(name)
     if found is None:
-        import re
-
         found = _COMPILED[name] = re.compile(PATTERNS[name])
     return found
 
@@ -140,10 +139,7 @@ def is_rule(sentence: str) -> bool:
         return False
     if any(w in EMPHASIS for w in text.replace(",", " ").replace(":", " ").split()) or "DO NOT" in text:
         return True  # shouted words are how rule files mark their strictest rules
-    if "`" in text or "](" in text or "://" in text:
-        plain = pattern("code").sub(lambda m: m.group(1) or "code", text)
-    else:
-        plain = text
+    plain = pattern("code").sub(lambda m: m.group(1) or "code", text) if "`" in text or "](" in text or "://" in text else text
     low = " " + " ".join(plain.lower().translate(_PUNCT).split()) + " "
     if any(marker in low for marker in ONE_OFF):
         return False

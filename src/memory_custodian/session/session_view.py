@@ -3,7 +3,9 @@ while it ran (by its time span, as `stats` counts them)."""
 
 from __future__ import annotations
 
+from ..base.errors import NotFound
 from ..base.records import Record, field
+from .adoption import report
 from .usage_log import read_store
 
 
@@ -17,9 +19,6 @@ class SessionView(Record):
 
 
 def session_view(memory, session: str) -> SessionView:
-    from ..base.errors import NotFound
-    from .adoption import report
-
     found = [s for s in report(memory).sessions if s.session == session]
     if not found:
         raise NotFound(f"no session {session!r} in the usage log: {{verb:stats}} lists the sessions", field="session")

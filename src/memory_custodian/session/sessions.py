@@ -14,6 +14,7 @@ import json
 import os
 import time
 
+from ..base import locking
 from ..base.fsutil import atomic_write, cache_dir
 
 SESSIONS_DIR = "sessions"
@@ -76,10 +77,9 @@ class SessionState:
         if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str):
             return False
         version, level = entry
-        if version.startswith("@"):  # shown in a pack at that time: unchanged if not updated since
-            same = bool(note.updated_at) and note.updated_at <= version[1:]
-        else:
-            same = version == note.last_event
+        # `@<time>`: shown in a pack at that time, so unchanged if not updated since; else the last event shown
+        same = (bool(note.updated_at) and note.updated_at <= version[1:] if version.startswith("@")
+                else version == note.last_event)
         return same and (level == "full" or not full)
 
     def mark(self, note, *, full: bool = False) -> None:
@@ -119,7 +119,7 @@ class SessionState:
 
         # Never a credential on disk: a line holding one is kept as `[redacted: KIND]`, so it can
         # never be quoted, while the rest of the message still can.
-        kept = redact(text)[:MAX_MESSAGE_CHARS]
+        kept = redact(text, keep=MAX_MESSAGE_CHARS)
         self.data["last_message"] = {"text": kept, "at": time.time() if now is None else now}
 
 
@@ -164,8 +164,6 @@ def _well_typed(data: dict) -> bool:
 @contextlib.contextmanager
 def open_session(memory_dir, session_id: str):
     """Load, lock and (on a clean exit) save the state of `session_id`."""
-    from ..base import locking
-
     directory = sessions_dir(memory_dir)
     key = session_key(session_id or "no-session")
     path = os.path.join(directory, f"{key}.json")

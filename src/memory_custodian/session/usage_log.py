@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
-from ..base.fsutil import BINARY
+from ..base.errors import InvalidInput
+from ..base.fsutil import BINARY, atomic_write, cache_dir
 
 STORE = "adoption.jsonl"
 MAX_BYTES = 512 * 1024
@@ -21,15 +23,12 @@ def store_path(memory_dir, *, create: bool = True) -> str:
     """The log's path; `create` makes the private `.cache/` if missing (readers never do)."""
     if not create:
         return os.path.join(os.fspath(memory_dir), ".cache", STORE)
-    from ..base.fsutil import cache_dir
 
     return os.path.join(cache_dir(memory_dir), STORE)
 
 
 def record(memory_dir, entry: dict, now: float | None = None) -> None:
     """Append one entry (one `write` on an O_APPEND descriptor: lines of concurrent hooks never mix)."""
-    import time
-
     entry = {**entry, "at": iso_at(time.time() if now is None else now)}
     path = store_path(memory_dir)
     line = (json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
@@ -56,14 +55,11 @@ def note_use(memory_dir, kind: str, door: str, ids) -> str | None:
 
 def check_door(door: str) -> None:
     if door not in DOORS:
-        from ..base.errors import InvalidInput
-
         raise InvalidInput(f"unknown caller {door!r}: the usage log knows {', '.join(DOORS)}")
 
 
 def trim(path: str) -> None:
     """Keep the newest half, under a lock so two hooks never trim at once."""
-    from ..base.fsutil import atomic_write
     from ..base.locking import acquire, release
 
     fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | BINARY, 0o600)
@@ -82,8 +78,6 @@ def trim(path: str) -> None:
 
 
 def iso_at(seconds: float) -> str:
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 
+from ..base.errors import Corrupt
+
 
 def git(root: str, *args: str, check: bool = True, text: bool = True) -> subprocess.CompletedProcess:
     proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=text)
     if check and proc.returncode != 0:
-        from ..base.errors import Corrupt
-
         err = proc.stderr.decode("utf-8", "replace") if isinstance(proc.stderr, bytes) else proc.stderr
         raise Corrupt(f"`git {' '.join(args)}` failed: {' '.join(err.split())[:200]}")
     return proc

@@ -9,9 +9,12 @@ the same sources.
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 
 from ..base.launcher import CONFIG_KEY, OVERRIDE_ENV, USUAL_LOCATIONS
 from ..base.records import Record
+from .gitrepo import git, git_dir
 
 
 class Found(Record):
@@ -28,8 +31,6 @@ class Found(Record):
 
 def write_setting(root: str, launcher) -> str:
     """Set this clone's `memory-custodian.command` to `launcher`; "set", "unchanged" or why not."""
-    from .gitrepo import git, git_dir
-
     if git_dir(root) is None:
         return "not a git repository"
     value = launcher.posix_command()
@@ -40,8 +41,6 @@ def write_setting(root: str, launcher) -> str:
 
 
 def read_setting(root: str) -> str | None:
-    from .gitrepo import git
-
     try:
         proc = git(root, "config", CONFIG_KEY, check=False)
     except FileNotFoundError:  # no git on this machine
@@ -55,9 +54,6 @@ def _runnable(path: str) -> bool:
 
 def resolve(root: str, environ=None, path: str | None = None) -> Found:
     """What the committed command finds for this clone, in its order (`environ`: the host's environment)."""
-    import shlex
-    import shutil
-
     env = os.environ if environ is None else environ
     override = env.get(OVERRIDE_ENV)
     setting = override or read_setting(root)

@@ -15,14 +15,25 @@ the mirror is left as it was and the driver says to run `export`.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+import tempfile
 
+from ..base.errors import InvalidInput
+from ..base.fsutil import atomic_write
+from ..base.launcher import current_launcher
 from ..curated.write.initializing import CURATED_DRIVER as CURATED
 from ..curated.write.initializing import LEDGER_DRIVER as LEDGER
 from ..curated.write.initializing import MIRROR_DRIVER as MIRROR
+from ..curated.write.merge_entries import merge_entries, mergeable
+from ..ledger.storage.store import Ledger
+from ..ledger.text.export import note_row, render_rows
+from ..ledger.text.mirror import record_export
 from .gitrepo import git, git_dir, shards_at  # callers import git and git_dir from here too
+from .installation import write_setting
+from .merge_ledger import forgotten_sides, merge_shard
 
 DRIVER_NAMES = {CURATED: "memory-custodian: curated memory, entry by entry",
                 MIRROR: "memory-custodian: MEMORY.md rendered again from the merged ledger",
@@ -39,11 +50,8 @@ def register(root: str, launcher=None) -> str:
     """Write (or update) the drivers in the repository's config; what was done, as one word."""
     if git_dir(root) is None:
         return "not a git repository"
-    from ..base.launcher import current_launcher
 
     launcher = launcher or current_launcher()
-    from .installation import write_setting
-
     changed = write_setting(root, launcher) == "set"  # the committed host files find the installation by it
     for name, title in DRIVER_NAMES.items():
         for key, value in (("name", title), ("driver", driver_command(launcher, DRIVER_KINDS[name]))):
@@ -68,26 +76,19 @@ def registered(root: str) -> dict[str, str | None]:
 def run_driver(kind: str, base: str, ours: str, theirs: str, path: str) -> int:
     """Merge one file as git asks (`%O %A %B %P`): the result goes to `ours`; exit 0 clean, 1 conflicts."""
     if kind not in DRIVER_KINDS.values():
-        from ..base.errors import InvalidInput
-
         raise InvalidInput(f"unknown merge driver kind {kind!r}; use curated, ledger or mirror")
-    import gc
 
     gc.disable()  # a short-lived process: collecting a big file's hundreds of thousands of entries only costs time
     if kind == "mirror":
         return _merge_mirror(ours, path)
     if kind == "ledger":
-        from .merge_ledger import merge_shard
-
         return merge_shard(base, ours, theirs, path)
-    from ..curated.write.merge_entries import merge_entries, mergeable
 
     b, o, t = (_read(p) for p in (base, ours, theirs))
     if b is None or o is None or t is None or os.path.basename(path) == "manifest.md" or not mergeable(b, o, t):
         # not entries (the manifest, a brief in prose, bytes that are not UTF-8): git's own line merge
         proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs])
         return 0 if proc.returncode == 0 else 1
-    from .merge_ledger import forgotten_sides
 
     merged = merge_entries(b, o, t, forgotten_sides(path))
     _write(ours, merged.text)
@@ -112,19 +113,12 @@ def _merge_mirror(ours: str, path: str) -> int:
             seen = set(lines)
             lines.extend(line for line in data.splitlines(keepends=True) if line not in seen)
     _write(ours, render_mirror(shards, memory_rel))
-    from ..ledger.text.mirror import record_export
-
     record_export(os.path.abspath(memory_rel), ours)  # what git puts in place is an export, not a hand edit
     return 0
 
 
 def render_mirror(shards: dict[str, list[bytes]], memory_rel: str) -> str:
     """The export mirror of a ledger given as shard lines, as `export` renders it."""
-    import tempfile
-
-    from ..ledger.storage.store import Ledger
-    from ..ledger.text.export import note_row, render_rows
-
     with tempfile.TemporaryDirectory(prefix="mc-merge-") as scratch:
         os.mkdir(os.path.join(scratch, "ledger"))
         for name, lines in shards.items():
@@ -143,6 +137,4 @@ def _read(path: str) -> str | None:
 
 
 def _write(path: str, text: str) -> None:
-    from ..base.fsutil import atomic_write
-
     atomic_write(path, text)

@@ -18,7 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 
+from ..base.fsutil import atomic_write
+from ..curated.write.fingerprints import FILE, parse
+from ..curated.write.merge_entries import Forgotten
+from ..ledger.storage.store import Ledger
 from .gitrepo import git, shards_at
 
 
@@ -42,9 +47,6 @@ def _memory_rel(path: str) -> str:
 
 def forgotten_sides(path: str):
     """The fingerprints each side's forgets added since the merge base, for the curated file at `path`."""
-    from ..curated.write.fingerprints import FILE, parse
-    from ..curated.write.merge_entries import Forgotten
-
     rel = f"{_memory_rel(path)}/{FILE}"
     theirs_commit = _merged_commit()
 
@@ -94,10 +96,6 @@ def _note_of(line: bytes) -> tuple[str, str] | None:
 
 def forgotten_notes(shards: dict[str, list[bytes]]) -> set[str]:
     """The notes forgotten in a ledger given as shard lines (a successor of a forgotten note included)."""
-    import tempfile
-
-    from ..ledger.storage.store import Ledger
-
     with tempfile.TemporaryDirectory(prefix="mc-merge-") as scratch:
         os.mkdir(os.path.join(scratch, "ledger"))
         for name, lines in shards.items():
@@ -126,7 +124,6 @@ def merge_shard(base: str, ours: str, theirs: str, path: str) -> int:
     gone = forgotten_notes(shards)
     if gone:
         merged = [line for line in merged if _kept(line, gone)]
-    from ..base.fsutil import atomic_write
 
     atomic_write(ours, b"".join(merged))
     return 0

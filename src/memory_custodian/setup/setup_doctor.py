@@ -10,8 +10,16 @@ is one more function there.
 from __future__ import annotations
 
 import os
+import shlex
 
+from ..base.errors import short_line
 from ..base.records import Record
+from ..curated.write.initializing import gitattributes_lines, memory_rel
+from ..ledger.storage.config import load_config
+from ..ledger.storage.model import INDEX_FILE
+from ..ledger.storage.store import Ledger
+from .installation import resolve
+from .merge_drivers import DRIVER_NAMES, git, git_dir, registered
 
 
 class Finding(Record):
@@ -32,8 +40,6 @@ class Finding(Record):
 
 def guard(area: str, fn, memory) -> list[Finding]:
     """A check, or its own failure as a finding (one broken piece never hides the others)."""
-    from ..base.errors import short_line
-
     try:
         return fn(memory)
     except Exception as exc:  # reported as a finding: doctor's job is to name it
@@ -59,8 +65,6 @@ def _curated_finding(problem) -> Finding:
 
 
 def check_index(memory) -> list[Finding]:
-    from ..ledger.storage.store import Ledger
-
     if not Ledger(memory.memory_dir_str).shards():
         return [Finding("ledger index", True, "no ledger notes yet")]
     hits = memory.recall(None, limit=1, counts=False, ids=False).hits
@@ -68,8 +72,6 @@ def check_index(memory) -> list[Finding]:
 
 
 def check_mirror(memory) -> list[Finding]:
-    from ..ledger.storage.config import load_config
-
     if not (load_config(memory.memory_dir_str).get("export") or {}).get("enabled"):
         return [Finding("export mirror", True, "not enabled")]
     exported = memory.export(check=True)
@@ -80,12 +82,12 @@ def check_mirror(memory) -> list[Finding]:
 
 
 def check_git(memory) -> list[Finding]:
-    from ..curated.write.initializing import gitattributes_lines, memory_rel
-    from .merge_drivers import DRIVER_NAMES, git, git_dir, registered
-
     rel = memory_rel(memory).replace(os.sep, "/")
     path = os.path.join(memory.root_str, ".gitattributes")
-    text = open(path, encoding="utf-8").read() if os.path.isfile(path) else ""
+    text = ""
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     taken = {line.split()[0]: line for line in text.splitlines() if line.split()}
     out = []
     missing = [line for line in gitattributes_lines(rel) if line.split()[0] not in taken]
@@ -113,7 +115,6 @@ def _cache_findings(memory, git) -> list[Finding]:
     if os.path.exists(cache) and not os.path.isdir(cache):
         return [Finding("cache folder", False, f"{os.path.relpath(cache, memory.root_str)} is a file, not a folder",
                         "move the file away, then run `memory-custodian init` (the cache is rebuilt)")]
-    from ..ledger.storage.model import INDEX_FILE
 
     probe = os.path.relpath(os.path.join(cache, INDEX_FILE), memory.root_str)
     if git is not None:
@@ -125,8 +126,6 @@ def _cache_findings(memory, git) -> list[Finding]:
 
 
 def _program(command: str) -> str | None:
-    import shlex
-
     try:
         words = shlex.split(command)
     except ValueError:
@@ -140,8 +139,6 @@ INIT_IN_CLONE = ("run `memory-custodian init` in this clone, from the installati
 
 def check_installation(memory) -> list[Finding]:
     """Which installation this clone's hooks run, found as the committed command finds it."""
-    from .installation import resolve
-
     found = resolve(memory.root_str)
     if found.argv is None:
         return [Finding("installation", False, found.describe(),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from ..base.errors import InvalidInput, NotFound
-from ..history.activity import ACTORS, COMMIT, CURATED
+from ..history.activity import ACTORS, COMMIT, CURATED, curated_commits
+from ..history.curated_diff import text_diff
 from ..ledger.storage.model import KINDS, OPS
 from .html import WEB_TERMS, badge, budget_bar, esc, field_value, href, layout, select, table, text_input
 
@@ -36,8 +37,6 @@ def _short(commit: str | None) -> str:
 
 
 def files_page(memory, base: str) -> str:
-    from ..history.activity import curated_commits
-
     status = memory.status()
     last: dict = {}  # file -> its newest curated commit (an `Activity`)
     for c in curated_commits(memory) or ():
@@ -182,8 +181,6 @@ def session_page(memory, session: str, base: str) -> str:
 
 def chain_diffs(memory, chain: list[str], base: str) -> str:
     """The text diff of each step along a supersession chain, oldest first (a forgotten step is skipped)."""
-    from ..history.curated_diff import text_diff
-
     notes = []
     for i in chain:
         try:

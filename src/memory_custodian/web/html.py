@@ -86,16 +86,16 @@ ul.activity { list-style: none; padding-left: 0; margin: 0; } ul.activity li { p
 # What the viewer has for an argument or a verb of the library (the rest is the command line's).
 _SAID = {"include_all": "the \u201csearch every state\u201d box", "limit": "the page (\u201cnext \u2192\u201d)"}
 _PAGES = {"recall": "the Ledger page", "expand": "each note's own page", "read": "the Context pack page"}
+_FIELDS = {"paths": "path", "tags": "tag", "kinds": "kind", "states": "state", "areas": "area",
+           "provenances": "provenance", "task": "task", "query": "q", "page": "page"}
 
 
 class WebTerms(Terms):
     """A library error or hint as a page says it: each Memory argument by the form field that sets it,
     a verb by the page that shows it (the rest is the command line's: the viewer changes nothing)."""
 
-    FIELDS = {"paths": "path", "tags": "tag", "kinds": "kind", "states": "state", "areas": "area",
-              "provenances": "provenance", "task": "task", "query": "q", "page": "page"}
     def name(self, field: str) -> str:
-        return _SAID.get(field) or f"the \u201c{self.FIELDS.get(field, field)}\u201d field"
+        return _SAID.get(field) or f"the \u201c{_FIELDS.get(field, field)}\u201d field"
 
     def with_value(self, field: str) -> str:
         return self.name(field)

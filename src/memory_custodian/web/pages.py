@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..base.errors import InvalidInput
 from ..curated.manifest.routing import CANONICAL_TASKS
 from ..ledger.storage.model import KINDS, PROVENANCES, STATES
+from .history_pages import chain_diffs
 from .html import (
     WEB_TERMS,
     badge,
@@ -169,8 +170,6 @@ def note_page(memory, note_id: str, base: str) -> str:
     chain = ('<div class=chain aria-label="supersession chain, oldest first">' + " \u2192 ".join(links) + "</div>"
              if len(links) > 1 else "<p class=muted>not part of a supersession chain</p>")
     timeline = "<ol class=timeline>" + "".join(_event_item(e, base) for e in events) + "</ol>"
-    from .history_pages import chain_diffs
-
     return layout(base, "ledger", f"#{note.id} · {note.title}",
                   frame + facts + "<h2>Supersession chain (oldest first)</h2>" + chain
                   + (chain_diffs(memory, shown["chain"], base) if len(links) > 1 else "")

@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
 from ..base.textsafe import shown
+from ..session.usage_log import store_path
 from . import history_pages, pages, reports
 from .html import CONTEXT, STYLE, WEB_TERMS, esc
 from .live import SCRIPT, Live
@@ -102,8 +103,6 @@ class Viewer:
 
     def _built(self, path: str, params: dict) -> str:
         """A page built with what the layout needs to know: the tabs that have content, the change stamp."""
-        from ..session.usage_log import store_path
-
         tabs = {"pack", "ledger", "files", "activity", "search", "doctor"}
         if self.truth is not None:
             tabs.add("eval")

@@ -7,6 +7,10 @@ to add one): a new host is its module, its recorded payloads and one name in `HO
 
 from __future__ import annotations
 
+import os
+
+from ...base.errors import InvalidInput
+
 HOSTS = ("claude", "codex", "gemini")
 
 # Variables each host sets in the processes its tools start (docs/hosts/*.md say where from): a CLI
@@ -17,8 +21,6 @@ AGENT_ENV = {"claude": ("CLAUDECODE",), "codex": ("CODEX_CI", "CODEX_SANDBOX", "
 
 def running_host(environ=None) -> str | None:
     """The agent host whose tool started this process, if any (from the variables it sets)."""
-    import os
-
     env = os.environ if environ is None else environ
     return next((host for host, names in AGENT_ENV.items() if any(env.get(n) for n in names)), None)
 
@@ -26,8 +28,6 @@ def running_host(environ=None) -> str | None:
 def load(name: str):
     """The `Host` record of host `name`; its module is imported on first use."""
     if name not in HOSTS:
-        from ...base.errors import InvalidInput
-
         raise InvalidInput(f"unknown host {name!r}; use one of {', '.join(HOSTS)}")
     # __import__, not importlib: the importlib package is not loaded yet in a fresh hook process
     return __import__(f"{__name__}.{name}", fromlist=("HOST",)).HOST

@@ -10,6 +10,8 @@ shapes; `docs/hosts/*.md` say where they come from and what is assumed.
 
 from __future__ import annotations
 
+import json
+
 from ...base.errors import InvalidInput
 from ...base.records import Record, field
 
@@ -143,7 +145,6 @@ class Host(Record):
         """What to print on stdout: the context in the host's shape, or `empty_output`."""
         if not context or event not in self.context_events:
             return self.empty_output
-        import json
 
         return json.dumps(
             {"hookSpecificOutput": {"additionalContext": context, "hookEventName": event}},
@@ -154,7 +155,6 @@ class Host(Record):
         """What to print on stdout at a stop: keep the agent working on `reason`, or let it stop."""
         if not reason:
             return self.empty_output
-        import json
 
         return json.dumps({"decision": self.block_decision, "reason": reason}, sort_keys=True, ensure_ascii=False)
 

@@ -7,6 +7,9 @@ that are files in the project count. See docs/hosts/codex.md; payloads in tests/
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from .adapter import Host, named_paths, unique
 from .claude import CONTEXT_EVENTS
 
@@ -27,17 +30,12 @@ def tool_paths(tool_input: dict) -> list[str]:
         found.extend(command_paths(command))
     patch = tool_input.get("patch") or tool_input.get("input")
     if isinstance(patch, str):
-        import re
-
         found.extend(m.group(1).strip() for m in re.finditer(PATCH_FILE_RE, patch, re.M))
     return unique(found)
 
 
 def command_paths(command: str) -> list[str]:
     """Words of a shell command that look like file paths (checked against the disk later)."""
-    import re
-    import shlex
-
     found = [m.group(1).strip() for m in re.finditer(PATCH_FILE_RE, command, re.M)]
     try:
         words = shlex.split(command, comments=False, posix=True)

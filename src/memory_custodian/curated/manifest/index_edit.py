@@ -8,6 +8,7 @@ do, so `enable` run twice writes nothing the second time. The parsing authority 
 from __future__ import annotations
 
 from ..parse.units import fence_mask
+from .reader import split_lines
 
 DEFAULT_TRIGGERS = {  # MemoryCustodian 0.9.1's index descriptions for the usual modules
     "rules/output.md": "Load for user-facing artifacts, publishable text, or copied output.",
@@ -44,8 +45,6 @@ def default_trigger(module: str) -> str:
 
 def _lines(text: str) -> list[str]:
     # `\n` only, as the manifest parser counts lines: a U+2028 inside a line stays inside it
-    from .reader import split_lines
-
     return split_lines(text)
 
 
@@ -98,7 +97,7 @@ def index_entry(text: str, module: str, description: str | None = None, paths: t
     found = _section(lines, INDEX_HEADING[3:].casefold())
     if found is None:
         block = [INDEX_HEADING, INDEX_INTRO, ""]
-        for k, heading in SUBSECTIONS.items():
+        for heading in SUBSECTIONS.values():
             block += [heading, NONE_ENABLED, ""]
         lines = insert_section(lines, block[:-1], ("optional rules", "optional profiles", "area-specific memory",
                                                      "explicit only", "context budget"))

@@ -84,7 +84,7 @@ def _budget_amount(value: str) -> int | None:
     parts = value.split(None, 2)
     if len(parts) < 3 or not (parts[0].isascii() and parts[0].isdigit()):
         return None
-    if parts[1].casefold() not in ("token", "tokens") or not parts[2][:3].casefold() == "max":
+    if parts[1].casefold() not in ("token", "tokens") or parts[2][:3].casefold() != "max":
         return None
     if len(parts[2]) > 3 and parts[2][3] in _WORD:
         return None
@@ -262,7 +262,7 @@ def read_budget(cursor: Cursor, line: str, stripped: str, number: int) -> None:
             cursor.fail(number, f"ledger {name} budget must look like `- ledger {name}: 600 tokens max`")
         cursor.manifest.ledger_budgets[name] = amount
         return
-    if not (key.endswith(".md") or key.endswith("/")):
+    if not key.endswith((".md", "/")):
         cursor.fail(number, f"budget key {key!r} must be a .md file, a glob such as rules/*.md, or `ledger <section>`")
     if any(ch in key for ch in "*?"):
         _checked(cursor, number, globs.validate_glob, key)

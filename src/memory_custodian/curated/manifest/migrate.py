@@ -64,12 +64,12 @@ def _template_section(name: str) -> str:
 def _protocol(text: str, path: str) -> tuple[str, list[str]]:
     """The manifest with current protocol metadata, and what changed (empty: already current)."""
     lines = split_lines(text)
-    head = next((i for i, l in enumerate(lines) if l.strip().casefold() == PROTOCOL_HEADING.casefold()), None)
+    head = next((i for i, line in enumerate(lines) if line.strip().casefold() == PROTOCOL_HEADING.casefold()), None)
     changes: list[str] = []
     if head is None:
         block = [PROTOCOL_HEADING, f"- protocol_version: {PROTOCOL_VERSION}", "- initialized_with: unknown",
                  f"- last_migrated_with: memory-custodian {__version__}", ""]
-        first_h2 = next((i for i, l in enumerate(lines) if l.startswith("## ")), len(lines))
+        first_h2 = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
         lines[first_h2:first_h2] = block
         return "\n".join(lines).rstrip("\n") + "\n", ["add the protocol metadata section"]
     end = next((i for i in range(head + 1, len(lines)) if lines[i].startswith("#")), len(lines))
@@ -104,7 +104,7 @@ def _protocol(text: str, path: str) -> tuple[str, list[str]]:
 
 def _stamp(text: str) -> str:
     lines = split_lines(text)
-    head = next(i for i, l in enumerate(lines) if l.strip().casefold() == PROTOCOL_HEADING.casefold())
+    head = next(i for i, line in enumerate(lines) if line.strip().casefold() == PROTOCOL_HEADING.casefold())
     label = f"- last_migrated_with: memory-custodian {__version__}"
     for i in range(head + 1, len(lines)):
         if lines[i].startswith("#"):
@@ -129,10 +129,11 @@ def _routes(text: str, path: str) -> tuple[str, list[str]]:
     missing = [t for t in CANONICAL_ORDER if manifest.task_section(t) is None]
     if missing:
         lines = split_lines(text)
-        start = next((i for i, l in enumerate(lines) if l.strip().casefold() == "## load by task"), None)
+        start = next((i for i, line in enumerate(lines) if line.strip().casefold() == "## load by task"), None)
         insert = "\n\n".join(blocks[t] for t in missing).splitlines()
         if start is None:
-            anchor = next((i for i, l in enumerate(lines) if l.strip().casefold() == "## optional module index"), len(lines))
+            anchor = next((i for i, line in enumerate(lines) if line.strip().casefold() == "## optional module index"),
+                          len(lines))
             lines[anchor:anchor] = ["## Load by task", ""] + insert + [""]
         else:
             end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
@@ -147,7 +148,7 @@ def _routes(text: str, path: str) -> tuple[str, list[str]]:
 
 def _sections(text: str, memory_dir) -> tuple[str, list[str]]:
     changes = []
-    names = {l.strip()[3:].strip().casefold() for l in split_lines(text) if l.startswith("## ")}
+    names = {line.strip()[3:].strip().casefold() for line in split_lines(text) if line.startswith("## ")}
     if "optional module index" not in names:
         block = _template_section("Optional module index")
         text = index_edit.join_lines(index_edit.insert_section(

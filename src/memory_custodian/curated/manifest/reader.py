@@ -31,6 +31,7 @@ manifest file (`complete=True`) must also have `## Always load` and `## Load by 
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
+from ..parse.units import fence_mask
 from .lines import LINE_READERS, Cursor
 from .routing import KNOWN_SECTIONS, MODULE_KINDS, SINGLE_SECTIONS, Manifest, TaskSection
 
@@ -94,7 +95,6 @@ def _fenced_lines(text: str, lines: list[str], path: str) -> list[bool]:
     """For each line, whether it is code (never read as manifest); an unclosed fence is refused."""
     if "```" not in text and "~~~" not in text:
         return [False] * len(lines)
-    from ..parse.units import fence_mask
 
     mask, unclosed = fence_mask(lines)
     if unclosed is not None:

@@ -260,10 +260,7 @@ class Manifest(Record):
         return None
 
     def is_explicit_only(self, module: str) -> bool:
-        for item in self.explicit_only:
-            if module == item or (item.endswith("/") and module.startswith(item)):
-                return True
-        return False
+        return any(module == item or (item.endswith("/") and module.startswith(item)) for item in self.explicit_only)
 
     def budget_entry(self, module: str) -> BudgetEntry | None:
         for entry in self.budgets:
@@ -332,8 +329,9 @@ def manifest_errors(manifest: Manifest, curated: list[str],
             guess = _closest_task(heading)
             hint = (f"did you mean `### {TASK_HEADINGS[guess]}`?" if guess else
                     f"name one of the tasks ({', '.join(TASK_KEYWORDS_SHOWN)})")
-            errors.append(("manifest-unknown-task-heading", section.line, f"`### {section.heading}` under `## Load by task` matches no task, so its "
-                                         f"routes never load — {hint}"))
+            errors.append(("manifest-unknown-task-heading", section.line,
+                           f"`### {section.heading}` under `## Load by task` matches no task, so its "
+                           f"routes never load — {hint}"))
     for unrouted in manifest.unrouted_tasks():
         if task is None or unrouted == task:
             errors.append(("manifest-task-unrouted", None,

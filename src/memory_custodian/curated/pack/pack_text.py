@@ -57,7 +57,9 @@ def pack_footer(modules: list[ModuleResult], sections: list[Section], omissions:
     for o in omissions:
         by_module.setdefault((o.module, o.reason), []).append(o.ref)
     for (module, reason), refs in by_module.items():
-        shown = "; ".join(short_ref(ref) for ref in refs[:FOOTER_REFS]) + (f"; and {len(refs) - FOOTER_REFS} more" if len(refs) > FOOTER_REFS else "")
+        shown = "; ".join(short_ref(ref) for ref in refs[:FOOTER_REFS])
+        if len(refs) > FOOTER_REFS:
+            shown += f"; and {len(refs) - FOOTER_REFS} more"
         why = OMISSION_TEXT.get(reason, reason.replace("-", " "))
         notes.append(f"- {module}: {len(refs)} entr{'y' if len(refs) == 1 else 'ies'} {why}: {shown}")
     for m in modules:

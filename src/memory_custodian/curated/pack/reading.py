@@ -3,15 +3,20 @@ and say out loud everything that was not loaded and why (the result: `context_pa
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from functools import wraps
 
 from ...base import fsutil
 from ...base.errors import LIBRARY_TERMS, CustodianError, InvalidInput, short_line, unreadable
 from ...base.fsutil import read_utf8
+from ...base.pack_parts import Omission
+from ...base.project import require_memory_dir
 from ..manifest import globs
 from ..manifest.reader import parse_manifest
-from ..manifest.routing import MODULE_KINDS, Manifest, canonical_task
+from ..manifest.routing import MODULE_KINDS, Manifest, canonical_task, manifest_errors
+from ..parse.conflicts import ADVICE, marker_line
 from ..parse.units import pack, unclosed_fence
 from .context_pack import ModuleResult, ReadResult
 from .pack_text import LOADED, MISSING_OPTIONAL, MISSING_REQUIRED, OMITTED_BY_BUDGET, SKIPPED, render_pack
@@ -39,12 +44,11 @@ def _resolve_inside(memory_dir: str, module: str, manifest: Manifest) -> str:
     current = memory_dir
     for part in module.split("/"):
         current = os.path.join(current, part)
-        if os.path.islink(current):
-            if not fsutil.inside(fsutil.real_path(current), fsutil.real_path(memory_dir)):
-                raise InvalidInput(
-                    f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
-                    path=manifest.path,
-                )
+        if os.path.islink(current) and not fsutil.inside(fsutil.real_path(current), fsutil.real_path(memory_dir)):
+            raise InvalidInput(
+                f"route {module} escapes the memory folder through a symlink; replace the link with a real file",
+                path=manifest.path,
+            )
     return current
 
 
@@ -55,8 +59,6 @@ def interrupted_write(memory_dir) -> str | None:
         return None
     label = "write"
     try:
-        import json
-
         with open(path, encoding="utf-8") as handle:
             label = str(json.load(handle).get("label") or label)
     except (OSError, ValueError, AttributeError, RecursionError):
@@ -73,8 +75,6 @@ def load_manifest(memory_dir) -> Manifest:
 def readable_errors(fn):
     """Any OSError reading the memory folder (a symlink loop, a permission, a folder where a file
     was) becomes one line naming the path, exit 2, not a traceback: for `read`, `check`, `status`."""
-    from functools import wraps
-
     @wraps(fn)
     def wrapper(*args, **kwargs):
         try:
@@ -95,8 +95,6 @@ def read_pack(memory, *, task: str, areas=(), profiles=(), rules=(), paths=(), q
     ledger that cannot be read is left out and named in `problems`, never raised. `ledger="cold"`:
     only the directives, read without the index (`ledger.context.cold_sections`). `terms` word what the
     ledger's sections hint at (`errors.Terms`; the library's own by default)."""
-    from ...base.project import require_memory_dir
-
     memory_dir = require_memory_dir(memory.memory_dir_str)
     canonical = canonical_task(task)
     requested = {"areas": _slugs("areas", areas), "profiles": _slugs("profiles", profiles), "rules": _slugs("rules", rules)}
@@ -176,8 +174,6 @@ def _manifest_warnings(manifest: Manifest, memory_dir: str, canonical: str, sect
     """What `read` must say about the manifest itself: look-alike or missing sections, a half-applied
     write, a task without a heading. A manifest error (`routing.manifest_errors`) is raised, or with
     `fail_open` named in `problems` while the routes that parsed still load."""
-    from ..manifest.routing import manifest_errors
-
     errors = manifest_errors(manifest, curated_files(memory_dir), task=canonical)
     if errors and not fail_open:
         _, line, message = errors[0]
@@ -287,8 +283,6 @@ def _route(manifest: Manifest, memory_dir: str, canonical: str, section, request
 def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list, problems: list | None) -> list:
     """Read and pack each routed module to its budget (a missing one is marked so); the omissions.
     A file holding conflict markers is refused, or (`problems` given: fail open) left out and named."""
-    from ..parse.conflicts import ADVICE, marker_line
-
     omissions: list = []
     for result in modules:
         if result.disposition != LOADED:
@@ -320,8 +314,6 @@ def _load(manifest: Manifest, memory_dir: str, modules: list, warnings: list, pr
         result.oversized = packed.oversized
         result.omitted = [ref for ref, _ in packed.omitted_entries]
         if packed.omitted_entries:
-            from ...base.pack_parts import Omission
-
             skipped = text[: len(text) - len(text.lstrip())].count("\n")  # pack splits the stripped text
             result.omitted_lines = [line + skipped for _, line in packed.omitted_entries]
             omissions.extend(Omission(name, ref, OMITTED_BY_BUDGET) for ref, _ in packed.omitted_entries)

@@ -15,7 +15,7 @@ def curated_files(memory_dir, *, include_archive: bool, include_manifest: bool =
     """Relative POSIX paths of every curated `.md` file, sorted."""
     top = os.fspath(memory_dir)
     out = []
-    for folder, dirs, names in os.walk(top):
+    for folder, _dirs, names in os.walk(top):
         rel_folder = os.path.relpath(folder, top)
         parts = [] if rel_folder == "." else rel_folder.split(os.sep)
         for name in names:

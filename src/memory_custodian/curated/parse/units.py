@@ -13,6 +13,7 @@ writer can drop or insert units and re-serialise without disturbing the rest of 
 from __future__ import annotations
 
 from ...base.records import Record, field
+from ...base.tokens import estimate_tokens
 
 SECTION = "section"
 BULLET = "bullet"
@@ -96,7 +97,7 @@ def fence_mask(lines: list[str]) -> tuple[list[bool], int | None]:
                     fence_char = ""
                     opened_at = None
             continue
-        if indent <= 3 and (stripped.startswith("```") or stripped.startswith("~~~")):
+        if indent <= 3 and stripped.startswith(("```", "~~~")):
             char = stripped[0]
             run = len(stripped) - len(stripped.lstrip(char))
             # a backtick fence's info string may not contain a backtick (CommonMark)
@@ -250,8 +251,6 @@ class Packed(Record):
 
 def _exceeds(text: str, budget: int) -> bool:
     """estimate_tokens(text) > budget, without counting a large file to its end."""
-    from ...base.tokens import estimate_tokens
-
     # every token is at least one character, so a prefix with more tokens than the budget decides it
     window = 16 * (budget + 1)
     if len(text) > window and estimate_tokens(text[:window]) > budget:
@@ -269,8 +268,6 @@ def pack(text: str, budget: int | None) -> Packed:
     everything after it are omitted. Counting is incremental: the joins are whitespace, which the
     estimator never counts and never merges across, so a candidate's tokens are the sum of its parts.
     """
-    from ...base.tokens import estimate_tokens
-
     normalized = text.strip()
     if budget is None or not _exceeds(normalized, budget):
         return Packed(normalized, [], [], False, estimate_tokens(normalized))

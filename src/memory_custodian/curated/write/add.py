@@ -7,12 +7,12 @@ says `--allow-long`. Adding the same entry twice is a no-op.
 
 from __future__ import annotations
 
-from ...base.errors import InvalidInput, Refused
+from ...base.errors import CustodianError, InvalidInput, Refused
 from ...base.secrets import refuse_secrets
 from ...base.tokens import estimate_tokens
 from ..manifest.reader import parse_manifest
 from ..manifest.routing import MODULE_KINDS
-from ..parse.units import split_units
+from ..parse.units import fence_mask, split_units
 from . import entries
 from .enable import module_edits
 from .entries import (
@@ -78,8 +78,6 @@ def _already_there(base: str, entry: str) -> bool:
 
 def _check_structure(text: str, label: str) -> None:
     """An entry must stay one unit: no headings of its own, no code fence left open."""
-    from ..parse.units import fence_mask
-
     lines = text.splitlines()
     mask, unclosed = fence_mask([line + "\n" for line in lines])
     if unclosed is not None:
@@ -167,8 +165,6 @@ def _checked_inputs(text: str, kind: str, reasons: list[str], scope: str | None)
 
 def _as_field(check, value: str, label: str, field: str) -> None:
     """Run a check on one argument, its error naming the argument as each adapter names it."""
-    from ...base.errors import CustodianError
-
     try:
         check(value, label)
     except CustodianError as exc:

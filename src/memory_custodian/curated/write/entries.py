@@ -12,7 +12,11 @@ import re
 from datetime import datetime, timezone
 
 from ...base.errors import InvalidInput
+from ...base.secrets import refuse_secrets
+from ...base.textsafe import shown
+from ...base.tokens import estimate_tokens
 from ..parse.units import split_units
+from . import templates
 
 DECISION_ENTRY_BUDGET = 120  # MemoryCustodian's per-decision limit, in tokens
 BUDGET_WARN_PERCENT = 80
@@ -49,9 +53,6 @@ NAME_MAX = 100
 
 def safe_name(name: str | None, what: str) -> str:
     """A rule/profile/area name: one path segment, no `..`, no extension games, no secret."""
-    from ...base.secrets import refuse_secrets
-    from ...base.textsafe import shown
-
     raw = (name or "").strip()
     if raw.endswith(".md"):
         raw = raw[:-3]
@@ -77,8 +78,6 @@ def title_of(message: str) -> str:
 
 def long_decisions(text: str) -> list[tuple[str, int, int]]:
     """(heading, line, tokens) of each decision entry over the one-decision limit."""
-    from ...base.tokens import estimate_tokens
-
     found = []
     for unit in split_units(text).units:
         if unit.kind == "section":
@@ -214,8 +213,6 @@ def _title_case(name: str) -> str:
 
 def module_template(rel: str, date: str, memory_dir: str = "docs/memory") -> str:
     """The text a module is created with (init's templates; MemoryCustodian 0.9.1's for rules, profiles, areas)."""
-    from . import templates
-
     folder, _, file = rel.partition("/")
     name = file[:-3] if file.endswith(".md") else file
     if rel in templates.EMPTY_CORE:  # a core file someone deleted comes back empty, not with init's example

@@ -17,6 +17,7 @@ import re
 
 from ...base.errors import InvalidInput, Refused
 from ...base.records import Record, field
+from ...base.secrets import scan
 from ..parse.files import curated_files
 from ..parse.units import make_unit, serialize, split_units
 from .entries import changelog_add, module_template, prepend_entry, title_of
@@ -252,8 +253,6 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
 
 
 def _refuse_secret_topic(topic: str) -> None:
-    from ...base.secrets import scan
-
     found = scan(topic)
     if found:
         # a soft tombstone names its topic, so it would write the credential into memory

@@ -7,10 +7,16 @@ checked before the first write, so a refusal leaves the disk as it was.
 from __future__ import annotations
 
 import os
+import re
+from datetime import datetime, timezone
 
-from ...base.errors import InvalidInput
+from ...base.errors import CustodianError, InvalidInput
+from ...base.fsutil import atomic_write, cache_dir, disk_error, project_lock, stopped_part_way
 from ...base.records import Record, field
-from . import templates
+from ..manifest import index_edit, migrate
+from ..parse.files import curated_files
+from . import journal, templates
+from .plans import Reader
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
 if TYPE_CHECKING:
@@ -101,11 +107,6 @@ def init_memory(memory, *, extended: bool = False, repair: bool = False, replace
     `repair` also adds what an existing manifest lacks (what `migrate` adds; an invalid or newer
     protocol is refused before anything is written). `replace_existing` previews overwriting every
     existing file with its template and, with `apply`, writes it — MemoryCustodian 0.9.1's options."""
-    from datetime import datetime, timezone
-
-    from ...base.errors import CustodianError
-    from ...base.fsutil import atomic_write, cache_dir, project_lock, stopped_part_way
-
     if repair and replace_existing:
         raise InvalidInput("{field:repair} and {field:replace_existing} cannot be used together", field="repair")
     if apply and not replace_existing:
@@ -165,11 +166,7 @@ def init_memory(memory, *, extended: bool = False, repair: bool = False, replace
 def _write_all(memory_dir: str, rel: str, result: InitResult, names: list[str], today: str, replace_plan,
                repaired: str | None, extended: bool) -> None:
     """The memory folder's files, each as it is written noted in `result` (so a failure can say which)."""
-    from ...base.fsutil import atomic_write, disk_error
-
     if replace_plan is not None:
-        from . import journal
-
         journal.apply_changes(memory_dir, replace_plan, "init --replace-existing")
     if repaired is not None:
         atomic_write(os.path.join(memory_dir, "manifest.md"), repaired)
@@ -193,8 +190,6 @@ def _write_all(memory_dir: str, rel: str, result: InitResult, names: list[str], 
 
 def _repaired_manifest(memory_dir: str) -> str | None:
     """The manifest with what migrate would add (its metadata, routes, index); None if it needs nothing."""
-    from ..manifest import migrate
-
     if not os.path.isfile(os.path.join(memory_dir, "manifest.md")):
         return None
     plan = migrate.build_plan(memory_dir)  # an invalid or newer protocol raises here, before any write
@@ -205,10 +200,6 @@ def _repaired_manifest(memory_dir: str) -> str | None:
 def _replacement(memory_dir: str, names: list[str], today: str, rel: str, result: InitResult) -> list:
     """The changes that put init's template over every existing file that is not a template already;
     fills `replaced` and `overwrites`."""
-    from ..manifest import index_edit
-    from ..parse.files import curated_files
-    from .plans import Reader
-
     reader = Reader(memory_dir)
     changes = []
     for name in names:
@@ -231,8 +222,6 @@ def _replacement(memory_dir: str, names: list[str], today: str, rel: str, result
 
 def _looks_generated(name: str, text: str, today: str, rel: str) -> bool:
     """Whether `text` is still a template (any day's), so replacing it loses nothing a person wrote."""
-    import re
-
     rendered = templates.render(name, date=today, memory_dir=rel)
     dated = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", text.strip())
     return dated == re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", rendered.strip())

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 
 from ...base import fsutil
 from ...base.errors import Conflict, Corrupt, CustodianError
@@ -74,8 +75,6 @@ def _count_write() -> None:
     _writes_done += 1
     limit = os.environ.get(CRASH_ENV)
     if limit and limit.isdigit() and _writes_done == int(limit):
-        import signal
-
         os.kill(os.getpid(), signal.SIGKILL)
 
 

@@ -21,6 +21,7 @@ merge is linear in the size of the files: every lookup is a dict, no entry is se
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from ..parse.units import BULLET, SECTION, split_units
 from .fingerprints import fingerprint
@@ -175,8 +176,6 @@ def _aligned(base: dict[str, str], side: dict[str, str]) -> dict[str, str]:
 def _stayed(base_index: dict[str, int], side: list[str]) -> set[str]:
     """The entries of `side` that kept their order from the base: a longest increasing run of base positions
     (patience sorting, O(n log n)); the others are the ones the side moved."""
-    from bisect import bisect_left
-
     common = [k for k in side if k in base_index]
     tails: list[int] = []  # base position ending the best run of each length
     tail_at: list[int] = []  # index in `common` of that end

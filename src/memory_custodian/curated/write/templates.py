@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from ... import PROTOCOL_VERSION, __version__
+
 CORE_FILES = ("manifest.md", "brief.md", "decisions.md", "constraints.md", "do-not-use.md", "inbox.md")
 EXTENDED_FILES = ("preferences.md", "changelog.md", "rules/README.md", "profiles/README.md", "archive/README.md")
 
@@ -138,7 +142,7 @@ Tombstones are newest first.
 
 ## Tombstone: Full memory in platform entry files
 Do not copy full memory into AGENTS.md, CLAUDE.md, GEMINI.md, or similar files. They should stay thin bootstraps that point to `{memory_dir}`.
-""",
+""",  # noqa: E501  # the file `init` writes, line for line: an entry is one line of its Markdown
     "inbox.md": """\
 # Memory Inbox
 
@@ -194,8 +198,6 @@ Do not load archive files unless the user explicitly asks or the task is memory 
 
 
 def render(name: str, *, date: str, memory_dir: str) -> str:
-    from ... import PROTOCOL_VERSION, __version__
-
     return FILES[name].format(
         date=date, memory_dir=memory_dir, package_version=__version__, protocol_version=PROTOCOL_VERSION
     )
@@ -232,8 +234,6 @@ def brief_is_template(text: str | None) -> bool:
 
 def is_091_template(name: str, text: str) -> bool:
     """Whether `text` is what MemoryCustodian 0.9.1's `init` writes for `name` (any version, any day)."""
-    import re
-
     if name == "brief.md":
         return text.startswith("# Project Brief") and text.count("TODO:") >= 3
     if name in EMPTY_CORE:

@@ -9,24 +9,31 @@ Each returns a record (`plans.PlanResult`; no secrets, and for hard/purge forget
 
 from __future__ import annotations
 
+import os
+
+from ...base import fsutil
+from ...base.errors import CustodianError, InvalidInput, Refused
+from ...base.project import require_memory_dir
 from ...base.records import Record
+from ...base.scrub import scrub_cache_matching
+from ...base.secrets import scan
+from ..manifest import migrate as migrate_mod
+from ..parse.files import curated_files
+from . import add as add_mod
+from . import compact as compact_mod
+from . import enable as enable_mod
+from . import forget as forget_mod
+from . import journal
+from .entries import today
 
 
 def _memory_rel(memory) -> str:
-    import os
-
     rel = os.path.relpath(memory.memory_dir_str, memory.root_str).replace(os.sep, "/")
     return "docs/memory" if rel.startswith("..") else rel
 
 
 def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id: str | None = None,
               label: str, guard=None):
-    import os
-
-    from ...base import fsutil
-    from ...base.errors import InvalidInput
-    from ...base.project import require_memory_dir
-
     if plan_id is not None and not apply:
         raise InvalidInput("{field} is used with {field:apply}: rerun with {field:apply} {field} ID", field="plan_id")
     memory_dir = require_memory_dir(memory.memory_dir_str)
@@ -44,10 +51,6 @@ def _run_plan(memory, command: str, result_type, build, *, apply: bool, plan_id:
 
 def _plan_pass(memory_dir, build, *, apply: bool, create: bool, plan_id, guard, label: str):
     """Build the plan under the lock; with `apply` and `create` also finish an interrupted write and write it."""
-    from ...base import fsutil
-    from ...base.errors import CustodianError
-    from . import journal
-
     writing = apply and create
     with fsutil.project_lock(memory_dir, create=create):
         recovered = journal.recover(memory_dir) if writing else None
@@ -62,8 +65,6 @@ def _plan_pass(memory_dir, build, *, apply: bool, create: bool, plan_id, guard, 
 
 
 def _checked_plan(memory_dir, build, *, apply: bool, writing: bool, plan_id, guard, label: str):
-    from . import journal
-
     plan = build()
     if apply:
         plan.check_plan_id(plan_id)
@@ -95,9 +96,6 @@ class PrivacyFinding(Record):
 def add(memory, text: str, type: str, reasons: list[str] | None = None, scope: str | None = None,
         name: str | None = None, area: str | None = None, allow_long: bool = False, title: str | None = None):
     """Add one entry (decision, constraint, preference, tombstone, rule, profile, area or inbox)."""
-    from . import add as add_mod
-    from .entries import today
-
     return _run_plan(memory, "add", add_mod.AddResult, lambda: add_mod.build_plan(
         memory.memory_dir_str, text, type, list(reasons or []), scope, name, area, allow_long, today(),
         _memory_rel(memory), title), apply=True, label="add")
@@ -106,10 +104,6 @@ def add(memory, text: str, type: str, reasons: list[str] | None = None, scope: s
 def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id: str | None = None,
            allow_broad_match: bool = False):
     """Remove every curated entry mentioning `topic` (preview unless `apply`)."""
-    from ...base.errors import Refused
-    from . import forget as forget_mod
-    from .entries import today
-
     def guard(plan):
         if plan.details.get("blocked"):
             raise forget_mod.refusal(plan.details["blocked"])
@@ -133,11 +127,6 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
 def _scrub_topic(memory_dir: str, pattern) -> None:
     """A hard forget leaves the topic in no cache file: the prompt hook keeps the user's last message
     (quote binding, the checkpoint) in `.cache/sessions/`. The index holds the ledger, not these files."""
-    import os
-
-    from ...base import fsutil
-    from ...base.scrub import scrub_cache_matching
-
     cache = os.path.join(memory_dir, fsutil.CACHE_DIR)
     with fsutil.project_lock(memory_dir):
         scrub_cache_matching(cache, pattern, skip=("index.sqlite",))
@@ -146,13 +135,8 @@ def _scrub_topic(memory_dir: str, pattern) -> None:
 def compact(memory, target: str | None = None, apply: bool = False, plan_id: str | None = None,
             archive_oldest: bool = False):
     """Mechanical maintenance: dedupe, drop tombstoned inbox items, archive the oldest (preview unless `apply`)."""
-    from . import compact as compact_mod
-    from .entries import today
-
     def guard(plan):
         if plan.details["refusals"]:
-            from ...base.errors import Refused
-
             raise Refused(plan.details["refusals"][0], field="archive_oldest")
 
     return _run_plan(memory, "compact", compact_mod.CompactResult, lambda: compact_mod.build_plan(
@@ -162,27 +146,18 @@ def compact(memory, target: str | None = None, apply: bool = False, plan_id: str
 
 def enable(memory, module: str, paths: list[str] | None = None):
     """Create an optional module and index it in the manifest (idempotent)."""
-    from . import enable as enable_mod
-    from .entries import today
-
     return _run_plan(memory, "enable", enable_mod.EnableResult, lambda: enable_mod.build_plan(
         memory.memory_dir_str, module, list(paths or []), today(), _memory_rel(memory)), apply=True, label="enable")
 
 
 def migrate(memory, apply: bool = False, plan_id: str | None = None):
     """Bring the manifest's protocol metadata and routes up to date (preview unless `apply`)."""
-    from ..manifest import migrate as migrate_mod
-
     return _run_plan(memory, "migrate", migrate_mod.MigrateResult, lambda: migrate_mod.build_plan(memory.memory_dir_str),
                      apply=apply, plan_id=plan_id, label="migrate")
 
 
 def finish_interrupted_writes(memory) -> str | None:
     """Finish a multi-file plan a killed command left behind; what was done, or None if nothing was pending."""
-    from ...base import fsutil
-    from ...base.project import require_memory_dir
-    from . import journal
-
     require_memory_dir(memory.memory_dir_str)
     if not journal.pending(memory.memory_dir_str):
         return None
@@ -192,20 +167,11 @@ def finish_interrupted_writes(memory) -> str | None:
 
 def interrupted_write_pending(memory) -> bool:
     """One stat: whether a killed multi-file write awaits `finish_interrupted_writes` (for readers to warn)."""
-    from . import journal
-
     return journal.pending(memory.memory_dir_str)
 
 
 def check_privacy(memory) -> list:
     """Every credential-looking span in the memory folder: path, line, column, kind — never the value."""
-    import os
-
-    from ...base import fsutil
-    from ...base.project import require_memory_dir
-    from ...base.secrets import scan
-    from ..parse.files import curated_files
-
     memory_dir = require_memory_dir(memory.memory_dir_str)
     paths = curated_files(memory_dir, include_archive=True, include_manifest=True)
     if os.path.isfile(os.path.join(memory_dir, "MEMORY.md")):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...base.errors import InvalidInput
 from ...base.records import Record, field
 from ..recall.recall_plan import EFFECTIVE_STATE, path_filter
+from ..storage.ids import now_iso
 from ..storage.model import KINDS, PROVENANCES, STATES, Note
 from .index_rows import NOTE_COLS, NOTE_FROM, row_note
 
@@ -46,8 +47,6 @@ def _one_of(name: str, values, allowed, params: dict, column: str) -> str:
 def browse_notes(index, *, kinds=(), states=(), provenances=(), tags=(), paths=(), offset=0, limit=50,
                  now=None) -> NotePage:
     """The notes matching every filter given (each a list: any of its values), newest first."""
-    from ..storage.ids import now_iso
-
     if not isinstance(offset, int) or offset < 0 or not isinstance(limit, int) or not 1 <= limit <= PAGE_MAX:
         raise InvalidInput(f"{{field}} must be 1..{PAGE_MAX} and the offset 0 or more", field="limit")
     now = now or now_iso()

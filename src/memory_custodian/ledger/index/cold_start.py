@@ -9,10 +9,15 @@ are folded. Recall waits for the index, which the hook builds in the background 
 
 from __future__ import annotations
 
+import json
 import os
 
 from ...base.fsutil import CACHE_DIR
+from ..recall.ranking import PRIORITY_ORDER
+from ..storage.fold import replay
+from ..storage.inputs import current_branch
 from ..storage.model import INDEX_FILE
+from ..storage.store import Ledger, split_shard
 
 NOTE_KEY = b'"note":"'
 
@@ -29,13 +34,6 @@ def _note_of(line: bytes) -> bytes | None:
 
 def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
     """(note, state) of every directive in force (active or stale, in scope), highest priority first."""
-    import json
-
-    from ..recall.ranking import PRIORITY_ORDER
-    from ..storage.fold import replay
-    from ..storage.inputs import current_branch
-    from ..storage.store import Ledger, split_shard
-
     ledger = Ledger(memory_dir)
     shards = []
     wanted: set[bytes | None] = set()

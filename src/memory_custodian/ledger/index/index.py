@@ -417,7 +417,8 @@ class Index:
             "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT 6", (prefix, prefix + "~"))]
 
     def all_notes(self) -> list[Note]:
-        return [row_note(r) for r in self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} ORDER BY n.created_at, n.created_event, n.id")]
+        query = f"SELECT {NOTE_COLS} FROM {NOTE_FROM} ORDER BY n.created_at, n.created_event, n.id"
+        return [row_note(r) for r in self.db.execute(query)]
 
     def export_rows(self) -> list[dict]:
         """The non-forgotten notes as the export renderer's rows (`export.note_row`), read with one

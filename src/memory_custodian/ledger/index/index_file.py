@@ -17,6 +17,7 @@ that opened the fresh path beside the old `-wal` read "database disk image is ma
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 
 from ...base import fsutil
@@ -202,8 +203,6 @@ def _statements(script: str) -> list[str]:
 
 def _tables_present(db) -> bool:
     """Whether every table the schema creates is there: a table dropped by hand is a damaged cache."""
-    import re
-
     wanted = set(re.findall(r"CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?(\w+)", SCHEMA))
     have = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     return wanted <= have

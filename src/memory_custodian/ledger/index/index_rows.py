@@ -71,7 +71,8 @@ INSERT_FTS = (f"INSERT INTO notes_fts(rowid, {FTS_COLUMN_LIST}) "
               f"VALUES ({', '.join('?' * (len(ranking.FTS_COLUMNS) + 1))})")
 STORED_FTS = (f"SELECT t.rowid, {', '.join(f't.{c}' for c in TEXT_COLUMNS)}, n.state "
               "FROM note_text t JOIN notes n ON n.rowid = t.rowid")
-UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET note=excluded.note, "
+UPSERT_EVENT = ("INSERT INTO events(id, note, at, txn, txn_n, line) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET note=excluded.note, "
                 "at=excluded.at, txn=excluded.txn, txn_n=excluded.txn_n, line=excluded.line "
                 "WHERE canonical(excluded.line) < canonical(events.line)")
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

@@ -10,6 +10,7 @@ one event id keep the smaller canonical line; a txn with events missing is left 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from contextlib import contextmanager
 
@@ -25,6 +26,7 @@ from .index_rows import (
     note_skipped,
     rows_at,
 )
+from .rebuild_worker import Workers, fold_chunk
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
@@ -93,8 +95,6 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     """The first pass: every shard's events stored, one small key per unique event kept, sorted:
     (note, at, id, txn, shard, offset, length). The lines stay on disk and are read back per note,
     so memory grows with the number of events, not bytes. Returns (keys, the broken txns)."""
-    import hashlib
-
     db = index.db
     db.execute("DELETE FROM meta WHERE key LIKE 'skipped:%'")
     total_bytes = sum(os.stat(p).st_size for p in shards) or 1
@@ -195,8 +195,6 @@ def _folding(chunks, shards, files: list[int], workers: int):
     (`rebuild_worker.py`). Plain subprocesses over pipes rather than `multiprocessing`: its
     spawned children re-run the caller's main script, and a fork copies the MCP server's threads'
     locks. A worker that fails makes this raise, naming why; leaving the block ends the workers."""
-    from .rebuild_worker import Workers, fold_chunk
-
     if not workers:
         yield (fold_chunk(chunk, files) for chunk in chunks)
         return

@@ -18,6 +18,7 @@ import struct
 import subprocess
 import sys
 
+from ...base.errors import Refused
 from ...base.fsutil import BINARY, read_at
 from ..storage.fold import fold_note_events
 from .index_rows import note_row_parts
@@ -52,8 +53,6 @@ def _recv(stream):
 
 
 def _failed(why: str):
-    from ...base.errors import Refused
-
     return Refused(f"the index rebuild failed: {why}; nothing in the ledger was changed — run `reindex` again")
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 
+from ..recall import postings
+
 META_CACHE_MAX = 20000  # notes up to which recall keeps their metadata in memory (~1 MB per 5,000)
 META_SQL = ("SELECT rowid, id, priority, kind, state, expires, scope, branch, created_at, created_event FROM notes "
             "LIMIT ?")
@@ -62,8 +64,6 @@ class Warmer:
             self.thread.join(timeout)
 
     def _read(self, sig) -> None:
-        from ..recall.postings import WARM_MAX, Postings
-
         meta, post = None, None
         try:
             db = self.connect()
@@ -72,12 +72,12 @@ class Warmer:
             return
         try:
             meta = read_meta(db)
-            if meta is not None and len(meta) <= WARM_MAX:
+            if meta is not None and len(meta) <= postings.WARM_MAX:
                 notes = {rowid: m[0] for rowid, m in meta.items()}
                 forgotten = {rowid for rowid, m in meta.items() if m[2] == "forgotten"}
                 post = self.kept
                 if post is None or not post.refresh(db, notes, forgotten):
-                    post = Postings(db, notes, forgotten)
+                    post = postings.Postings(db, notes, forgotten)
                 self.kept = post
         except sqlite3.Error:
             meta, post = None, None  # a failed read leaves recall on SQL, which reports its own faults

@@ -22,7 +22,12 @@ import os
 import time
 
 from ...base.errors import InvalidInput, NotFound
+from ...base.fsutil import check_name_lengths
+from ..storage.ids import is_iso_utc, now_iso
+from ..storage.inputs import current_branch
 from ..storage.model import KINDS
+from ..storage.paths import any_match
+from . import ranking
 
 DEFAULT_KS = (1, 5, 10, 20)
 DEFAULT_LIMIT = 10  # recall's default cutoff: what an agent sees when it asks without --limit
@@ -72,8 +77,6 @@ def _str_list(value, where: str, field: str, path: str, line: int) -> tuple[str,
 def load_truth(truth_path) -> list[dict]:
     """Parse a truth JSONL file; a malformed line is an InvalidInput naming file and line."""
     path = os.fspath(truth_path)
-    from ...base.fsutil import check_name_lengths
-
     check_name_lengths(path)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -129,8 +132,6 @@ def load_truth(truth_path) -> list[dict]:
 
 def _classify(note, note_id, ranked, matched, result, q, now, branch) -> dict:
     """Why `note_id` is not in the first `limit`: the stage that lost it."""
-    from ..storage.paths import any_match
-
     if note_id in ranked:
         return {"class": "below_cutoff", "rank": ranked.index(note_id) + 1}
     for reason, ids in sorted(result.excluded_ids.items()):
@@ -165,8 +166,6 @@ def _stem(word: str) -> str:
 
 def shared_terms(query: str, note) -> list[str]:
     """Query terms (after stop words) that also occur in the note, compared loosely by stem."""
-    from . import ranking
-
     q_terms = ranking.query_terms(query)
     text = " ".join([note.title, note.body, *note.tags, *note.paths])
     note_stems = {_stem(t) for t in ranking.query_terms(text)}
@@ -201,9 +200,6 @@ def evaluate(memory, truth_path, *, k: int = 10, limit: int = DEFAULT_LIMIT, now
     every cut; recall's below-cutoff ids give the deeper ranks), and `ms_per_query` times that call.
     Returns one JSON-ready dict (stable key and list order).
     """
-    from ..storage.ids import is_iso_utc, now_iso
-    from ..storage.inputs import current_branch
-
     if not isinstance(k, int) or k < 1:
         raise InvalidInput("{field} must be 1 or more", field="k")
     if not isinstance(limit, int) or limit < 1:

@@ -20,6 +20,7 @@ import math
 import sqlite3
 from array import array
 
+from ..index.index_rows import STORED_FTS, fts_row
 from . import ranking
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
@@ -84,8 +85,6 @@ class Postings:
             t.execute("DELETE FROM notes_text")
             for chunk in range(0, len(added), 500):
                 ids = added[chunk:chunk + 500]
-                from ..index.index_rows import STORED_FTS, fts_row
-
                 rows = [fts_row(r) for r in db.execute(STORED_FTS + f" WHERE t.rowid IN ({','.join('?' * len(ids))})",
                                                        ids)]
                 t.executemany("INSERT INTO notes_text(rowid, title, body, tags_text, paths_text, subtokens) "

@@ -11,9 +11,11 @@ added at `ranking.EXPANSION_WEIGHT` to the notes the query itself matched (`reca
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from . import ranking
 
@@ -29,8 +31,6 @@ _CAPITALISED_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 def _table():
     """The table's lines, `word<TAB>expansions`, sorted by word, mapped and searched in place: a
     fresh `recall` pays no load (decompressing a gzip copy cost 12 ms; the wheel compresses it anyway)."""
-    import mmap
-
     with open(TABLE, "rb") as f:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
@@ -79,7 +79,7 @@ def expansion_words(query: str, words) -> tuple[list[str], int]:
     terms = [t for t in ranking.query_terms(query) if t not in names and t.isalpha()]
     taken = {w for w, _ in words} | ranking.QUERY_STOPWORDS
     out: list[str] = []
-    for key in terms + [f"{a}_{b}" for a, b in zip(terms, terms[1:])]:
+    for key in terms + [f"{a}_{b}" for a, b in pairwise(terms)]:
         for word in lookup(key):
             if word not in taken:
                 taken.add(word)

@@ -34,23 +34,53 @@ PATH_LIFT = 0.5
 PRIORITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your"]
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from", "has", "have", "how",
+     "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so",
+     "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what",
+     "when", "where", "which", "who", "why", "will", "with", "you", "your"]
 )
 # Query side only (what is indexed never changes): the auxiliaries, light verbs and fillers a
 # question in natural language carries ("When did Priya get a car?"), which match most notes of
 # a conversation and say nothing of what is asked.
 LIGHT_WORDS = frozenset(
-    ["am", "been", "being", "did", "doing", "done", "get", "gets", "getting", "got", "go", "goes", "going", "gone", "went", "had", "having", "would", "could", "may", "might", "must", "shall", "ever", "still", "now", "recently", "lately", "just", "also", "any", "some", "much", "many", "very", "really", "about", "after", "before", "during", "since", "until", "than", "too", "us", "he", "him", "his", "she", "her", "hers"]
+    ["am", "been", "being", "did", "doing", "done", "get", "gets", "getting", "got", "go", "goes", "going", "gone",
+     "went", "had", "having", "would", "could", "may", "might", "must", "shall", "ever", "still", "now", "recently",
+     "lately", "just", "also", "any", "some", "much", "many", "very", "really", "about", "after", "before", "during",
+     "since", "until", "than", "too", "us", "he", "him", "his", "she", "her", "hers"]
 )
 QUERY_STOPWORDS = STOPWORDS | LIGHT_WORDS
 
 # Irregular English word forms the porter stemmer leaves apart (`swim`/`swam`, `buy`/`bought`): a
 # query word also matches its other forms. Grammar, not vocabulary: no domain's words.
 USE_WORD_FORMS = True
-WORD_FORMS: tuple[tuple[str, ...], ...] = tuple(tuple(g.split("/")) for g in ["arise/arose/arisen", "awake/awoke/awoken", "bear/bore/born", "beat/beaten", "become/became", "begin/began/begun", "bend/bent", "bet", "bind/bound", "bite/bit/bitten", "bleed/bled", "blow/blew/blown", "break/broke/broken", "breed/bred", "bring/brought", "build/built", "burn/burnt", "buy/bought", "catch/caught", "choose/chose/chosen", "come/came", "cost", "creep/crept", "cut", "deal/dealt", "dig/dug", "draw/drew/drawn", "dream/dreamt", "drink/drank/drunk", "drive/drove/driven", "eat/ate/eaten", "fall/fell/fallen", "feed/fed", "feel/felt", "fight/fought", "find/found", "flee/fled", "fly/flew/flown", "forbid/forbade/forbidden", "forget/forgot/forgotten", "forgive/forgave/forgiven", "freeze/froze/frozen", "give/gave/given", "grind/ground", "grow/grew/grown", "hang/hung", "hear/heard", "hide/hid/hidden", "hit", "hold/held", "hurt", "keep/kept", "kneel/knelt", "know/knew/known", "lay/laid", "lead/led", "leap/leapt", "learn/learnt", "leave/left", "lend/lent", "let", "lie/lay/lain", "light/lit", "lose/lost", "make/made", "mean/meant", "meet/met", "pay/paid", "prove/proven", "put", "quit", "read", "ride/rode/ridden", "ring/rang/rung", "rise/rose/risen", "run/ran", "say/said", "see/saw/seen", "seek/sought", "sell/sold", "send/sent", "set", "sew/sewn", "shake/shook/shaken", "shine/shone", "shoot/shot", "show/shown", "shrink/shrank/shrunk", "shut", "sing/sang/sung", "sink/sank/sunk", "sit/sat", "sleep/slept", "slide/slid", "speak/spoke/spoken", "speed/sped", "spend/spent", "spin/spun", "split", "spread", "spring/sprang/sprung", "stand/stood", "steal/stole/stolen", "stick/stuck", "sting/stung", "stink/stank", "strike/struck", "swear/swore/sworn", "sweep/swept", "swim/swam/swum", "swing/swung", "take/took/taken", "teach/taught", "tear/tore/torn", "tell/told", "think/thought", "throw/threw/thrown", "understand/understood", "wake/woke/woken", "wear/wore/worn", "weave/wove/woven", "weep/wept", "win/won", "wind/wound", "write/wrote/written", "child/children", "man/men", "woman/women", "person/people", "foot/feet", "tooth/teeth", "mouse/mice", "wife/wives", "life/lives", "knife/knives", "leaf/leaves", "half/halves"] if "/" in g)
+WORD_FORMS: tuple[tuple[str, ...], ...] = tuple(tuple(g.split("/")) for g in [
+    "arise/arose/arisen", "awake/awoke/awoken", "bear/bore/born", "beat/beaten", "become/became", "begin/began/begun",
+    "bend/bent", "bet", "bind/bound", "bite/bit/bitten", "bleed/bled", "blow/blew/blown", "break/broke/broken",
+    "breed/bred", "bring/brought", "build/built", "burn/burnt", "buy/bought", "catch/caught", "choose/chose/chosen",
+    "come/came", "cost", "creep/crept", "cut", "deal/dealt", "dig/dug", "draw/drew/drawn", "dream/dreamt",
+    "drink/drank/drunk", "drive/drove/driven", "eat/ate/eaten", "fall/fell/fallen", "feed/fed", "feel/felt",
+    "fight/fought", "find/found", "flee/fled", "fly/flew/flown", "forbid/forbade/forbidden",
+    "forget/forgot/forgotten", "forgive/forgave/forgiven", "freeze/froze/frozen", "give/gave/given", "grind/ground",
+    "grow/grew/grown", "hang/hung", "hear/heard", "hide/hid/hidden", "hit", "hold/held", "hurt", "keep/kept",
+    "kneel/knelt", "know/knew/known", "lay/laid", "lead/led", "leap/leapt", "learn/learnt", "leave/left", "lend/lent",
+    "let", "lie/lay/lain", "light/lit", "lose/lost", "make/made", "mean/meant", "meet/met", "pay/paid",
+    "prove/proven", "put", "quit", "read", "ride/rode/ridden", "ring/rang/rung", "rise/rose/risen", "run/ran",
+    "say/said", "see/saw/seen", "seek/sought", "sell/sold", "send/sent", "set", "sew/sewn", "shake/shook/shaken",
+    "shine/shone", "shoot/shot", "show/shown", "shrink/shrank/shrunk", "shut", "sing/sang/sung", "sink/sank/sunk",
+    "sit/sat", "sleep/slept", "slide/slid", "speak/spoke/spoken", "speed/sped", "spend/spent", "spin/spun", "split",
+    "spread", "spring/sprang/sprung", "stand/stood", "steal/stole/stolen", "stick/stuck", "sting/stung",
+    "stink/stank", "strike/struck", "swear/swore/sworn", "sweep/swept", "swim/swam/swum", "swing/swung",
+    "take/took/taken", "teach/taught", "tear/tore/torn", "tell/told", "think/thought", "throw/threw/thrown",
+    "understand/understood", "wake/woke/woken", "wear/wore/worn", "weave/wove/woven", "weep/wept", "win/won",
+    "wind/wound", "write/wrote/written", "child/children", "man/men", "woman/women", "person/people", "foot/feet",
+    "tooth/teeth", "mouse/mice", "wife/wives", "life/lives", "knife/knives", "leaf/leaves", "half/halves",
+] if "/" in g)
 # In a file name the query names (`logging.py`), the extension alone matches nearly every note
 # anchored to such a file: it adds cost and noise, never precision, so it is dropped there.
-FILE_EXTENSIONS = frozenset(["py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "md", "json", "yaml", "yml", "toml", "txt", "go", "rs", "java", "kt", "rb", "sh", "css", "scss", "html", "sql", "tf", "cfg", "ini", "lock", "xml"])
+FILE_EXTENSIONS = frozenset([
+    "py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "md", "json", "yaml", "yml", "toml", "txt", "go", "rs", "java",
+    "kt", "rb", "sh", "css", "scss", "html", "sql", "tf", "cfg", "ini", "lock", "xml",
+])
 DROP_EXTENSIONS = True
 
 # The notes a query matches are re-ranked by the words a general English thesaurus relates to its

@@ -9,6 +9,8 @@ The ranking knobs live in `ranking.py`, the plan in `recall_plan.py`, the scans 
 from __future__ import annotations
 
 from ...base.errors import InvalidInput
+from ..storage.ids import now_iso
+from ..storage.inputs import clean_limit, clean_paths, clean_tags, require_utf8
 from ..storage.model import KINDS, RECALL_DEFAULT_STATES, RECALL_STATES
 from . import context, ranking
 from .recall_plan import RecallQuery, plan_recall
@@ -27,9 +29,6 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
                 root=None, near_paths=(), exclude_ids=(), counts=True, ids=True, expand=False) -> RecallQuery:
     """The query `run_recall` is asked, checked: bad input is refused here, before anything is read.
     `expand`: re-rank by the thesaurus (`query_expand.py`) when the caller asks for the full account."""
-    from ..storage.ids import now_iso
-    from ..storage.inputs import clean_limit, clean_paths, clean_tags, require_utf8
-
     limit = clean_limit(limit)
     if counts not in ACCOUNTING:
         raise InvalidInput(f"counts must be True, False or 'matched', not {counts!r}")

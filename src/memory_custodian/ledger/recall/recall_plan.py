@@ -7,8 +7,11 @@ Filters are part of every scan's SQL, applied before the cutoff, never after an 
 from __future__ import annotations
 
 import json
+from itertools import combinations
 
 from ...base.records import Record
+from ..storage.inputs import current_branch
+from ..storage.paths import candidate_prefixes
 from . import ranking
 from .tiers import match_tiers, tier_units
 
@@ -98,8 +101,6 @@ class Plan(Record):
     def branch(self):
         """The current git branch, read once and only when something asks (a branch-scoped note, SQL)."""
         if "branch" not in self.params:
-            from ..storage.inputs import current_branch
-
             root = self.ask.root
             self.params["branch"] = current_branch(root) if root is not None else None
         return self.params["branch"]
@@ -108,8 +109,6 @@ class Plan(Record):
 def path_filter(paths: list[str], key: str, params: dict) -> str:
     """SQL restricting `n` to notes anchored at `paths`: an indexed prefix lookup (see
     `paths.candidate_prefixes`), then the exact match."""
-    from ..storage.paths import candidate_prefixes
-
     ors = []
     for i, path in enumerate(paths):
         ancestors, (lo, hi) = candidate_prefixes(path)
@@ -138,7 +137,7 @@ def _filters(ask: RecallQuery, params: dict) -> str:
     if ask.kinds:
         where.append(_in_list("n.kind", "k", ask.kinds, params))
     if ask.tags:
-        where.append("n.rowid IN (SELECT note FROM note_tags WHERE %s)" % _in_list("tag", "t", ask.tags, params))
+        where.append(f"n.rowid IN (SELECT note FROM note_tags WHERE {_in_list('tag', 't', ask.tags, params)})")
     if ask.paths:
         where.append(path_filter(ask.paths, "p", params))
     if ask.exclude_ids:
@@ -214,8 +213,6 @@ def cut_candidates(db, units: list[str], extra: str, limit: int) -> list[int] | 
     CUT_RARE_MAX notes holding them, are essential (every note holding one is a candidate: a rare
     word weighs most under BM25), and of the common ones a note must hold all but `drop`, for drop
     0, 1, 2, ... until there are CUT_MIN candidates. The rowids, or None when no level fits."""
-    from itertools import combinations
-
     dfs = [len(_rowids(db, unit, ranking.CUT_MAX)) for unit in units]
     rare, held = [], 0
     for i in sorted(range(len(units)), key=lambda i: (dfs[i], i)):
@@ -251,10 +248,7 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
     params: dict = {"now": ask.now}
     base = _filters(ask, params)
     near = path_filter(ask.near_paths, "near", params) if ask.near_paths else None
-    if ask.include_all:
-        included = "1"
-    else:
-        included = f"({_in_list(EFFECTIVE_STATE, 's', ask.want_states, params)} AND {IN_SCOPE})"
+    included = "1" if ask.include_all else f"({_in_list(EFFECTIVE_STATE, 's', ask.want_states, params)} AND {IN_SCOPE})"
     db = index.db
     if ask.broad is not None:
         score = ranking.score_sql(ranking.bm25_sql(), near)

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from . import ranking
 from .context import in_context
-from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count
+from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count, plan_recall
 from .recall_result import RecallHit, RecallResult
 
 SINGLE_PASS_MAX = 5000  # candidates up to which one scan, sorted in Python, beats two SQL passes
@@ -331,7 +331,6 @@ def choose_scan(index, plan):
         got = scan(index, plan, result)
         if len(got.hits) >= plan.ask.limit:
             return got
-        from .recall_plan import plan_recall
 
         full = plan_recall(index, plan.ask, cut=False)
         again = RecallResult(query=result.query, filters=result.filters, accounting=result.accounting)

@@ -4,13 +4,13 @@ the units themselves, which the candidate cut (`recall_plan.cut_candidates`) com
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from . import ranking
 
 
 def _at_least(units: list[str], need: int) -> str:
     """FTS5 for "at least `need` of `units`": an OR of the conjunctions (units are few)."""
-    from itertools import combinations
-
     if need >= len(units):
         return " AND ".join(f"({u})" for u in units)
     return " OR ".join("(" + " AND ".join(f"({u})" for u in combo) + ")" for combo in combinations(units, need))

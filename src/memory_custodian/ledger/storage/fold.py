@@ -98,9 +98,9 @@ def shape_error(ev) -> str | None:
                 return f"{key} must be a string"
         if ev.get("supersedes") is not None and not is_note_id(str(ev["supersedes"])):
             return "supersedes is not a note id"
-    if op in REASON_REQUIRED and ev["actor"] in REASON_ACTORS:
-        if not isinstance(ev.get("reason"), str) or not ev["reason"].strip():
-            return f"{op} by {ev['actor']} needs a reason"
+    if op in REASON_REQUIRED and ev["actor"] in REASON_ACTORS and (
+            not isinstance(ev.get("reason"), str) or not ev["reason"].strip()):
+        return f"{op} by {ev['actor']} needs a reason"
     if op == "supersede" and not is_note_id(str(ev.get("by", ""))):
         return "supersede needs `by`, the id of the replacing note"
     if op == "forget" and not all(isinstance(t, str) for t in ev.get("stripped", [])):

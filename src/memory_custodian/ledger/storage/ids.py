@@ -55,8 +55,8 @@ def new_ulids(count: int, not_before_ms: int = 0) -> tuple[int, list[str]]:
 
 def ms_to_iso(ms: int) -> str:
     t = time.gmtime(ms // 1000)
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
-                                                  ms % 1000)
+    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}."
+            f"{ms % 1000:03d}Z")
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -92,7 +92,7 @@ def now_iso() -> str:
 
 
 def add_days(iso: str, days: float) -> str:
-    return ms_to_iso(iso_to_ms(iso) + int(round(days * 86_400_000)))
+    return ms_to_iso(iso_to_ms(iso) + round(days * 86_400_000))
 
 
 _ISO_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z")

@@ -129,7 +129,7 @@ def clean_paths(paths, *, query: bool = False) -> list[str]:
         require_utf8(path, f"path '{_shown(path)}'")
         bounded(path, limit, "a path")
         path = path.replace("\\", "/")  # as a touched path is read (`globs.normalize_path`): one rule for both
-        if path.startswith("/") or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path) or path.startswith("~"):
+        if path.startswith(("/", "~")) or ".." in path.split("/") or re.match(r"^[A-Za-z]:", path):
             raise InvalidInput(f"path {shown(path)} must be relative to the project root, without '..'")
         text = posixpath.normpath(path)
         if path.endswith("/") and text != ".":

@@ -17,6 +17,8 @@ import time
 from ...base import fsutil
 from ...base.errors import CustodianError, PartlyWritten
 from ...base.records import Record
+from ..index.index import Index
+from .fold import Problem, replay
 from .store import TORN_DIR, Ledger, split_shard
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh process
@@ -46,10 +48,8 @@ def _with_advice(problem, copies: dict[str, set]):
 
 
 def _check(ledger: Ledger):
-    from .fold import Problem, replay
-
     events, locations, problems = ledger.read_events(lenient=True)
-    notes, by_note, fold_problems = replay(events, locations=locations)
+    notes, _by_note, fold_problems = replay(events, locations=locations)
     copies: dict[str, set] = {}
     for ev in events:
         copies.setdefault(ev["id"], set()).add(_canonical(ev))
@@ -198,8 +198,6 @@ def run_doctor(ledger: Ledger, *, repair: bool = False, yes: bool = False) -> Do
     """The ledger checked; with `repair`, fixed where that is safe. The text of a note a forget line
     forgot (a line that arrived by a merge: a local forget strips at once) is deleted only with `yes`:
     a forged forget line in a pull request must not delete a rule for good unasked."""
-    from ..index.index import Index
-
     dead_temps = dead_writer_temp_files(ledger)  # taking the lock sweeps them: say so
     with fsutil.project_lock(ledger.memory_dir_str):
         events, notes, problems, extra, copies = _check(ledger)

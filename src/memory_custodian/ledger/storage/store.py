@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from ...base import fsutil
 from ...base.errors import Corrupt, CustodianError, InvalidInput, NotFound, Refused
+from ...base.limits import SHARD_LINE_BYTES
 from ...base.records import Record, field
 from .fold import Problem, apply, replay, shape_error, transition_error
 from .ids import iso_to_ms, ms_to_iso, new_ulids
-from .model import FORMAT_VERSION, Note, copy_note, encode_event
+from .model import FORMAT_VERSION, INDEX_FILE, Note, copy_note, encode_event
 
 LEDGER_DIR = "ledger"
 TORN_DIR = "torn"  # under .cache/: fragments a writer trimmed, kept for inspection
@@ -40,8 +42,6 @@ def whole_event(fragment: bytes) -> bool:
     Every reader and the writer's tail fix decide it here, so a complete event that only lacks its
     final newline (an editor that drops it) is read, indexed and kept by all of them alike.
     """
-    from ...base.limits import SHARD_LINE_BYTES
-
     if len(fragment) > SHARD_LINE_BYTES:
         return fragment.rstrip().endswith(b"}")  # never parsed: the reader skips and names it as over-size
     try:
@@ -76,8 +76,6 @@ def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int
     content (see `docs/compatibility.md`). `lenient` is kept for callers that said so; every reader
     is lenient now.
     """
-    from ...base.limits import SHARD_LINE_BYTES
-
     events: list[dict] = []
     locations: dict[str, str] = {}
     problems: list[Problem] = []
@@ -313,8 +311,6 @@ class Ledger:
         stem = os.path.splitext(os.path.basename(path))[0]
         fsutil.atomic_write(os.path.join(torn, f"{stem}-{line_start}.bin"), fragment)
         os.ftruncate(fd, line_start)
-        import sys
-
         print(f"warning: {self.rel(path)}: trimmed a torn last line ({len(fragment)} bytes) left by an "
               f"interrupted write; saved to .cache/{TORN_DIR}/", file=sys.stderr)
         return b""
@@ -365,7 +361,6 @@ class Ledger:
         """Strip the note's lines (writing `event`, the forget's (shard, bytes), if it is not on disk
         yet), scrub `.cache/` of its text, then drop the pending marker."""
         from ...base.scrub import needles, scrub_cache
-        from .model import INDEX_FILE
 
         texts = [str(ev.get(k) or "") for ev in rep.events_by_note.get(note_id, ())
                  for k in ("title", "body", "quote", "reason")]

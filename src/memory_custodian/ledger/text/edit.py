@@ -13,9 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from itertools import pairwise
 
 from ...base.errors import InvalidInput, Refused
 from ...base.records import Record, field
+from ..storage.inputs import DEFAULT_PROVENANCE
+from ..storage.inputs import default_title as from_text
 from ..storage.model import KINDS, PRIORITIES, Note
 from .export import (
     META_KEYS,
@@ -160,7 +163,8 @@ def parse_list(value: str, path: str, line: int, what: str) -> tuple:
         items = re.findall(r"`([^`]*)`", value)
         rest = re.sub(r"`[^`]*`", "", value)
         if rest.strip(" ,\t"):
-            raise InvalidInput(f"{what}: text outside backticks ({rest.strip(' ,')!r}); write `a`, `b` or a, b", path=path, line=line)
+            raise InvalidInput(f"{what}: text outside backticks ({rest.strip(' ,')!r}); write `a`, `b` or a, b",
+                               path=path, line=line)
         return tuple(i.strip() for i in items if i.strip())
     return tuple(i.strip() for i in value.split(",") if i.strip())
 
@@ -184,7 +188,7 @@ def parse_buffer(text: str, path: str = "<buffer>") -> Buffer:
     starts = [i for i in range(n) if is_block_start(lines[i], lines[i + 1] if i + 1 < n else None)]
     bounds = [0, *starts, n]
     fenced: set[int] = set()
-    for lo, hi in zip(bounds, bounds[1:]):
+    for lo, hi in pairwise(bounds):
         fenced |= _fenced_lines(lines, lo, hi)
     # a section heading typed inside a code fence is body text; a block start always starts a block
     sections = [i for i in range(n) if SECTION_RE.match(lines[i]) and i not in fenced]
@@ -209,7 +213,8 @@ def parse_buffer(text: str, path: str = "<buffer>") -> Buffer:
         if b.id is None:
             continue
         if b.id in seen:
-            raise InvalidInput(f"note #{b.id} appears twice (lines {seen[b.id]} and {b.line}); keep one block", path=path, line=b.line)
+            raise InvalidInput(f"note #{b.id} appears twice (lines {seen[b.id]} and {b.line}); keep one block",
+                               path=path, line=b.line)
         seen[b.id] = b.line
         if b.id not in manifest:
             raise InvalidInput(f"note #{b.id} was not checked out in this file; remove its id to add it as a new note",
@@ -384,7 +389,7 @@ def plan_changes(buf: Buffer, notes: dict, *, reason: str | None, path: str = "<
     # a --reason given for deleted blocks is theirs; it stands for the edits only when none was deleted
     edit_reason = None if any(note_id not in by_id for note_id in buf.manifest) else reason
     changes, missing_reason = [], []
-    for note_id, (last_event, sha) in buf.manifest.items():
+    for note_id, (last_event, _sha) in buf.manifest.items():
         block = by_id.get(note_id)
         if block is None:
             if not reason:
@@ -439,8 +444,6 @@ def describe_since(events: list, recorded: str | None) -> str:
 
 
 def default_title(title: str, body: str) -> str:
-    from ..storage.inputs import default_title as from_text
-
     return title or from_text(body)
 
 
@@ -449,8 +452,6 @@ def build_events(changes: list, notes: dict, *, new_note_id, supersede_reason: s
     """The txn's events by `actor`, in buffer order, and a report row per change. A block's words are the
     actor's, at its own provenance; a block whose labels alone changed keeps its author's words and
     provenance, but never `human` from anyone but a person (only a person reaches it)."""
-    from ..storage.inputs import DEFAULT_PROVENANCE
-
     own = DEFAULT_PROVENANCE[actor]
     events, report = [], []
     for ch in changes:

@@ -8,11 +8,13 @@ one `edit` checks out, so what people review is what they edit.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from operator import itemgetter
 
 from ...base.records import Factory
+from ...base.skeleton import skeleton
 from ..storage.model import KINDS, NOTE_FIELDS, STATES, Note
 
 SECTION_LABELS = {
@@ -28,14 +30,14 @@ KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
 
 # Lines that are structure in a rendered block; a body line that would read as one is escaped
 # with one more leading backslash (and the parser removes exactly one), so rendering is injective.
-SECTION_RE = re.compile(r"^## (%s)(?: \(\d+\))?\s*$" % "|".join(SECTION_LABELS.values()))
+SECTION_RE = re.compile(rf"^## ({'|'.join(SECTION_LABELS.values())})(?: \(\d+\))?\s*$")
 HEADING_RE = re.compile(r"^###(?:[ \t]|$)")
 ID_HEADING_RE = re.compile(r"^###[ \t]+\[#[0-9a-zA-Z]+\]")
 MARKER_RE = re.compile(r"^<!--\s*note\b")
 # a skeleton is case-folded, and a look-alike `（` may fold to `[`
 _SECTION_LOOK = re.compile(SECTION_RE.pattern.replace(r"\(\d+\)", r"[\[(]\d+[\])]"), re.I)
 META_KEYS = ("kind", "priority", "tags", "paths", "reason")
-META_RE = re.compile(r"^(?:-[ \t]*)?(%s)[ \t]*:" % "|".join(META_KEYS), re.I)
+META_RE = re.compile(rf"^(?:-[ \t]*)?({'|'.join(META_KEYS)})[ \t]*:", re.I)
 
 HEADER_COMMENT = ("<!-- GENERATED FILE, do not edit: `memory-custodian export` renders it from the ledger and nothing "
                   "reads it back. To change a note, use `memory-custodian edit` (check out, edit, `edit --checkin`). -->")
@@ -91,7 +93,6 @@ def is_structural(line: str, next_line: str | None) -> bool:
         return True
     if line.isascii() and (next_line is None or next_line.isascii()):
         return False
-    from ...base.skeleton import skeleton
 
     look = skeleton(line)
     nxt = skeleton(next_line) if next_line is not None else None
@@ -135,8 +136,6 @@ def format_list(items, *, code: bool = False) -> str:
         return ""
     for i in items:
         if not _plain_ok(i, code):
-            import json
-
             return json.dumps(list(items), ensure_ascii=False)
     if code:
         return "`" + "`, `".join(items) + "`"
@@ -221,16 +220,12 @@ def _render_blocks(out: list, entries) -> None:
             opt += f"- scope: {scope} `{branch}`\n" if branch else f"- scope: {scope}\n"
         quote = v["quote"]
         if quote or extra:
-            import json
-
             if quote:
                 opt += f"- quote: {json.dumps(quote, ensure_ascii=False)}\n"
             for key in sorted(k for k in extra if k != "expires_default"):
                 opt += f"- {key}: {json.dumps(extra[key], ensure_ascii=False, sort_keys=True)}\n"
         for name, unset in LINE_FIELDS:
             if v[name] != unset:
-                import json
-
                 opt += f"- {name}: {json.dumps(v[name], ensure_ascii=False, sort_keys=True)}\n"
         if body:
             plain = body.isascii()

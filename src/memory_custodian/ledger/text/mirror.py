@@ -6,12 +6,15 @@
 from __future__ import annotations
 
 import os
+import sys
+
+from ...base.errors import CustodianError, Refused
+from ...base.fsutil import atomic_write
+from ..storage.config import config_path, parse_config
 
 
 def refresh_mirror_if_enabled(memory):
     """Re-render the mirror (the `Exported` record) when `config.json` turns it on, else None: one small read."""
-    from ..storage.config import config_path, parse_config
-
     path = config_path(memory.memory_dir_str)
     try:
         with open(path, "rb") as fh:
@@ -23,8 +26,6 @@ def refresh_mirror_if_enabled(memory):
         return None
     target = export.get("path") or os.path.join(memory.memory_dir_str, "MEMORY.md")
     if hand_edited(memory.memory_dir_str, target if os.path.isabs(target) else os.path.join(memory.root_str, target)):
-        from ...base.errors import Refused
-
         raise Refused(f"{os.path.basename(target)} was edited by hand since the last export, so it was left as it is — "
                       "move the edit into the ledger with `memory-custodian edit` (then `edit --checkin`), or drop it "
                       "with `memory-custodian export`")
@@ -50,8 +51,6 @@ def _sha256_of(path: str) -> str | None:
 
 def record_export(memory_dir: str, target: str) -> None:
     """Remember what an export just wrote (a cache: without it, no hand edit can be told apart)."""
-    from ...base.fsutil import atomic_write
-
     digest = _sha256_of(target)
     if digest is not None and os.path.isdir(os.path.join(memory_dir, ".cache")):
         atomic_write(_digest_path(memory_dir), digest + "\n", durable=False)
@@ -115,7 +114,6 @@ def after_write(memory, landed: str, debouncer=None) -> str | None:
     if debouncer is not None:
         debouncer.touch()
         return None
-    from ...base.errors import CustodianError
 
     try:
         refresh_mirror_if_enabled(memory)
@@ -126,8 +124,6 @@ def after_write(memory, landed: str, debouncer=None) -> str | None:
 
 def mirror_failure(exc: Exception) -> str:
     """Why a mirror re-render failed, in one line (a CustodianError's own line, or a disk error's path)."""
-    from ...base.errors import CustodianError
-
     if isinstance(exc, CustodianError):
         detail = exc.one_line()
     elif isinstance(exc, OSError) and exc.filename is not None:
@@ -195,6 +191,4 @@ class MirrorDebouncer:
 
 
 def _stderr_line(exc: Exception) -> None:
-    import sys
-
     print(f"warning: the export mirror was not re-rendered: {exc}", file=sys.stderr)

@@ -9,10 +9,27 @@ not at all.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import gc
 import os
+import re
+import stat
 
-from ...base import fsutil
+from ...base import fsutil, limits
+from ...base.errors import Conflict, CustodianError, InvalidInput
+from ...base.project import require_memory_dir
+from ...base.scrub import exported_paths, holds, remember_export
+from ...base.secrets import refuse_secrets
+from ..index.index import INDEX_FILE
+from ..results import CheckedIn, CheckedOut, Exported
+from ..storage.config import config_path, load_config, update_config
+from ..storage.ids import new_note_id, now_iso
+from ..storage.inputs import BODY_MAX, TITLE_MAX, bounded, choice, clean_paths, clean_tags
+from ..storage.model import ACTORS
+from ..storage.store import Ledger
+from .edit import CHECKOUT_TAG, build_events, describe_since, parse_buffer, plan_changes, render_checkout
+from .export import note_row, render_rows
+from .mirror import forget_export_digest, record_export
 
 DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 
@@ -20,8 +37,6 @@ DEFAULT_EXPORT = "MEMORY.md"  # inside the memory folder
 # ---- export -------------------------------------------------------------------------------------
 
 def _export_target(notes, path) -> str:
-    from ..storage.config import load_config
-
     if path is None:
         # a committed config.json comes from a pull request like any file: held to the same rules
         path = (load_config(notes.memory_dir).get("export") or {}).get("path") or None
@@ -36,8 +51,6 @@ def _current_index(notes):
     """The index, caught up, when it exists and only needs catching up (several times cheaper than a
     replay at 75k notes); None when there is none (a fresh clone in CI) or it would need a rebuild
     (`Index.plan`), so that an export never pays for building one."""
-    from ..index.index import INDEX_FILE
-
     if not os.path.exists(os.path.join(notes.memory_dir, fsutil.CACHE_DIR, INDEX_FILE)):
         return None
     index = notes.index()
@@ -49,8 +62,6 @@ def _current_index(notes):
 
 def _current_notes(notes) -> list:
     """Every note that is not forgotten, as folded now (from the index, or a replay of the shards)."""
-    from ..storage.store import Ledger
-
     index = _current_index(notes)
     if index is not None:
         return [n for n in index.all_notes() if n.state != "forgotten"]
@@ -59,9 +70,6 @@ def _current_notes(notes) -> list:
 def _export_rows(notes) -> list:
     """`_current_notes` as the renderer's rows, without a `Note` per row when the index is current
     (its stored rows are handed over as they are: ~2x quicker at 75k notes)."""
-    from ..storage.store import Ledger
-    from .export import note_row
-
     index = _current_index(notes)
     if index is not None:
         return index.export_rows()
@@ -70,9 +78,6 @@ def _export_rows(notes) -> list:
 
 
 def _render_export(notes) -> tuple[str, int]:
-    from ...base.project import require_memory_dir
-    from .export import render_rows
-
     require_memory_dir(notes.memory_dir)
     rel = os.path.relpath(notes.memory_dir, notes.root).replace(os.sep, "/")
     if rel.startswith(".."):
@@ -91,9 +96,6 @@ def export(notes, path=None, check: bool = False):
     With `check`, write nothing and report whether the file on disk matches (`up_to_date`)
     with a short unified diff when it does not.
     """
-    from ...base.scrub import remember_export
-    from ..results import Exported
-
     target = _export_target(notes, path)
     fsutil.check_name_lengths(target)
     if check:
@@ -119,9 +121,6 @@ def export(notes, path=None, check: bool = False):
 
 def _record_export(memory_dir, target, written: bool) -> None:
     """Remember the digest of what was exported (so the next automatic refresh can tell a hand edit)."""
-    from ...base.errors import CustodianError
-    from .mirror import forget_export_digest, record_export
-
     try:
         record_export(memory_dir, target)
     except CustodianError as exc:
@@ -135,10 +134,6 @@ def _record_export(memory_dir, target, written: bool) -> None:
 
 def export_enable(notes, path=None):
     """Turn the mirror on (recorded in the committed `config.json`) and render it now."""
-    from ...base.errors import CustodianError
-    from ...base.project import require_memory_dir
-    from ..storage.config import config_path, load_config, update_config
-
     require_memory_dir(notes.memory_dir)
     target = _export_target(notes, path)
     rel = os.path.relpath(target, os.path.realpath(notes.root)).replace(os.sep, "/")
@@ -160,10 +155,6 @@ def export_enable(notes, path=None):
 
 def export_disable(notes):
     """Stop re-rendering the mirror after writes; the file itself is left as it is."""
-    from ...base.project import require_memory_dir
-    from ..results import Exported
-    from ..storage.config import config_path, update_config
-
     require_memory_dir(notes.memory_dir)
     update_config(notes.memory_dir, "export", {"enabled": False})
     return Exported(enabled=False, config=str(config_path(notes.memory_dir)))
@@ -173,11 +164,6 @@ def export_disable(notes):
 
 def edit_checkout(notes, path):
     """Write the active (and stale) notes to `path` as an edit buffer."""
-    from ...base.project import require_memory_dir
-    from ..results import CheckedOut
-    from ..storage.ids import now_iso
-    from .edit import render_checkout
-
     require_memory_dir(notes.memory_dir)
     target = checkout_target(notes.memory_dir, path)
     with fsutil.project_lock(notes.memory_dir):
@@ -191,20 +177,10 @@ def edit_checkout(notes, path):
 def edit_checkin(notes, path, reason=None, actor: str = "human"):
     """Turn the edited buffer at `path` into one txn of `actor`'s events; refuse it whole on any conflict."""
     fsutil.check_name_lengths(str(path))
-    from ...base.project import require_memory_dir
-    from ..results import CheckedIn
-    from ..storage.ids import new_note_id
-    from ..storage.inputs import choice
-    from ..storage.model import ACTORS
-    from ..storage.store import Ledger
-    from .edit import build_events, parse_buffer, plan_changes
-
     require_memory_dir(notes.memory_dir)
     choice(actor, ACTORS, "actor")
     shown = str(path)
-    from ...base.limits import EDIT_FILE_BYTES
-
-    buf = parse_buffer(fsutil.read_utf8(os.path.expanduser(shown), limit=EDIT_FILE_BYTES), shown)
+    buf = parse_buffer(fsutil.read_utf8(os.path.expanduser(shown), limit=limits.EDIT_FILE_BYTES), shown)
     reason = " ".join(str(reason).split()) if reason is not None and str(reason).strip() else None
     ledger = Ledger(notes.memory_dir)
     with fsutil.project_lock(notes.memory_dir):
@@ -225,8 +201,6 @@ def edit_checkin(notes, path, reason=None, actor: str = "human"):
 
 def _refuse_conflicts(notes, changes, current: dict, shown: str) -> None:
     """Refuse the whole check-in when a note it changes was changed or forgotten since the check-out."""
-    from .edit import describe_since
-
     conflicts = []
     for ch in changes:
         if ch.note is None:
@@ -238,8 +212,6 @@ def _refuse_conflicts(notes, changes, current: dict, shown: str) -> None:
             since = describe_since(notes.history(ch.note).events, ch.recorded_last_event)
             conflicts.append(f"#{ch.note} changed ({since})")
     if conflicts:
-        from ...base.errors import Conflict
-
         raise Conflict(f"{len(conflicts)} note(s) changed in the ledger since check-out: {'; '.join(conflicts)} "
                        "— nothing was written; check out again and redo those edits", path=shown)
 
@@ -265,10 +237,6 @@ def _no_cyclic_gc():
 
 def _clean_changes(changes, shown: str) -> None:
     """Hold each new or changed block to the rules `remember` applies; errors name the block's line."""
-    from ...base.errors import CustodianError, InvalidInput
-    from ...base.secrets import refuse_secrets
-    from ..storage.inputs import BODY_MAX, TITLE_MAX, bounded, clean_paths, clean_tags
-
     for ch in changes:
         try:
             if ch.block is not None and ch.action != "revoke":
@@ -295,10 +263,6 @@ def safe_output_path(root, memory_dir, raw):
     anything resolving outside the project (symlinks included), and any file in the memory folder
     but its `MEMORY.md` — an export aimed at a shard or a curated file would destroy memory.
     """
-    import re
-
-    from ...base.errors import InvalidInput
-
     text = str(raw)
     if not text.strip() or "\\" in text or re.match(r"^[A-Za-z]:", text) or ".." in text.split("/"):
         raise InvalidInput(f"export path {text!r} must be a POSIX path inside the project without '..', "
@@ -326,9 +290,6 @@ def _resolved_parent(path: str) -> str:
 
 def _configured_output_path(root, memory_dir, raw):
     """`safe_output_path` for the path in config.json: a refusal names that file and how to fix it."""
-    from ...base.errors import CustodianError
-    from ..storage.config import config_path
-
     try:
         return safe_output_path(root, memory_dir, raw)
     except CustodianError as exc:
@@ -342,10 +303,6 @@ def _require_folders(target, what: str) -> None:
 
     The nearest existing ancestor must be a folder; the ones after it are made by the write.
     """
-    import stat
-
-    from ...base.errors import InvalidInput
-
     folder = target
     while os.path.dirname(folder) != folder:
         folder = os.path.dirname(folder)
@@ -364,9 +321,6 @@ def _require_folders(target, what: str) -> None:
 
 def checkout_target(memory_dir, raw):
     """An edit buffer goes anywhere but into the memory folder, and never over a file that is not one."""
-    from ...base.errors import InvalidInput
-    from .edit import CHECKOUT_TAG
-
     fsutil.check_name_lengths(str(raw))
     target = _resolved_parent(os.path.abspath(os.path.expanduser(str(raw))))
     memory_r = os.path.realpath(memory_dir)
@@ -387,8 +341,6 @@ def checkout_target(memory_dir, raw):
 
 def _holds(target, data: bytes) -> bool:
     """Whether the file holds exactly `data` (a size that differs answers without reading it)."""
-    import stat
-
     try:
         st = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):  # not there: the write says why if it cannot make it
@@ -405,18 +357,12 @@ def _read_or_none(target) -> bytes | None:
     except FileNotFoundError:
         return None
     except IsADirectoryError as exc:
-        from ...base.errors import InvalidInput
-
         raise InvalidInput("is a directory; give a file path for the export", path=str(target)) from exc
     except OSError as exc:
-        from ...base.errors import InvalidInput
-
         raise InvalidInput(f"cannot be read ({exc.strerror}); fix it or give another path", path=str(target)) from exc
 
 
 def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
-    import difflib
-
     if old is None:
         return f"{target} does not exist; run `memory-custodian export` to create it\n"
     old_text = old.decode("utf-8", errors="replace")
@@ -432,9 +378,6 @@ def _short_diff(old: bytes | None, new: str, target, limit: int = 40) -> str:
 def rerender_mirrors(notes, marks: list[bytes]) -> list[str]:
     """Re-export every mirror this tool wrote that still holds one of `marks` (a hard delete's
     text, the configured mirror aside: the facade refreshes it); what could not be, as warnings."""
-    from ...base.errors import CustodianError
-    from ...base.scrub import exported_paths, holds
-
     known = {*exported_paths(fsutil.cache_dir(notes.memory_dir)), os.path.join(notes.memory_dir, DEFAULT_EXPORT)}
     problems = []
     for path in sorted(known):
