@@ -193,6 +193,18 @@ def test_bad_input_is_one_loud_line(tmp_path, branch):
         Memory.open(loose).diff()
 
 
+def test_a_commit_with_no_shared_history_is_named_as_the_command_takes_it(branch):
+    root = branch["root"]
+    git(root, "checkout", "-q", "--orphan", "island")
+    git(root, "commit", "-qm", "unrelated", "--allow-empty")
+    try:
+        proc = run_cli("diff", cwd=root)  # BASE defaults to the merge base with main: there is none
+    finally:
+        git(root, "checkout", "-q", "feature")
+    assert proc.returncode == 1 and "share no history: name BASE as a commit" in proc.stderr, proc.stderr
+    assert "--base" not in proc.stderr
+
+
 def test_the_scoped_fold_gives_what_folding_every_note_gives(branch):
     """The diff folds only the notes it depends on (`ledger_scope`); folding them all must say the same."""
     from memory_custodian.history import diff as D

@@ -10,6 +10,7 @@ from .table import COMMANDS, PROG
 # each Memory argument by the flag that sets it (the rest are `--` and the name, dashed)
 _FLAGS = {"paths": "--path", "tags": "--tag", "kinds": "--kind", "states": "--state", "areas": "--area",
           "profiles": "--profile", "rules": "--rule", "reasons": "--reason", "plan_id": "--plan",
+          "base": "BASE", "head": "HEAD",  # `diff` takes these as positional arguments, not flags
           **DECLARED_FLAGS}
 
 
