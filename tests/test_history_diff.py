@@ -241,3 +241,14 @@ def test_memory_text_cannot_become_markup_in_the_markdown(tmp_path):
     assert "\\[the docs\\](http://evil.example)" in md and "&lt;img src=x onerror=alert(1)&gt;" in md and "\\|" in md
     assert "<img" not in md and "](http" not in md.replace("\\](http", "")
     assert "\u202e" not in md + d.text() and "\x1b" not in md + d.text()
+
+
+def test_an_entry_that_only_lost_the_blank_line_after_it_is_not_changed():
+    """What `compact --archive-oldest` leaves: the new last entry of decisions.md ends the file."""
+    from memory_custodian.curated.parse.units import split_units
+    from memory_custodian.history.curated_diff import file_changes
+
+    base = "# Decisions\n\n## 2026-12-02 - B\nDecision:\nb\n\n## 2026-12-01 - A\nDecision:\na\n"
+    head = "# Decisions\n\n## 2026-12-02 - B\nDecision:\nb\n"
+    got = file_changes("decisions.md", split_units(base).units, split_units(head).units, frozenset(), frozenset())
+    assert [(c.change, c.heading) for c in got] == [("removed", "2026-12-01 - A")]

@@ -116,7 +116,7 @@ def file_changes(name: str, base_units: list, head_units: list, forgotten_new: f
         old = before.get(key) if key in before else paired.get(id(unit))
         if old is None:
             out.append(EntryChange(name, "added", unit.heading, unit.start_line, estimate_tokens(unit.text)))
-        elif old.text != unit.text:
+        elif old.text.rstrip() != unit.text.rstrip():  # the blank line after an entry is the file's, not its text
             secret = has_forgotten(old, hidden)
             out.append(EntryChange(name, "changed", unit.heading, unit.start_line, estimate_tokens(unit.text),
                                    [] if secret else text_diff(old.text, unit.text)))
