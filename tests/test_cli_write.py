@@ -114,7 +114,9 @@ def test_forget_preview_then_apply_with_plan(tmp_path):
     preview = cli(root, "forget", "redis", "--mode", "soft", "--format", "json")
     plan = json.loads(preview.stdout)
     assert plan["applied"] is False and plan["removed_entries"] == 1
-    applied = cli(root, "forget", "redis", "--mode", "soft", "--apply", "--plan", plan["plan_id"])
+    refused = cli(root, "forget", "redis", "--mode", "soft", "--apply", "--plan", plan["plan_id"])
+    assert refused.returncode == 1 and "--allow-broad-match" in refused.stderr  # "redistribute", as 0.9.1 counts
+    applied = cli(root, "forget", "redis", "--mode", "soft", "--apply", "--plan", plan["plan_id"], "--allow-broad-match")
     assert applied.returncode == 0, applied.stderr
     mem = root / "docs" / "memory"
     assert "Redis" not in (mem / "decisions.md").read_text()

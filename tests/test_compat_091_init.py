@@ -216,6 +216,23 @@ def test_soft_forget_leaves_do_not_use_alone_but_for_its_tombstone(tmp_path):
         f"# Memory Changelog\n\nEntries are newest first.\n\n## {D}\n- Forgot topic 'Quasarix' with mode soft.\n\n")
 
 
+@pytest.mark.parametrize("second", ["Never shard Quasarix by tenant.", "We run quasarixes per region."])
+def test_forget_asks_for_broad_match_where_091_does_and_changes_nothing(tmp_path, second):
+    """0.9.1 asks for --allow-broad-match once more than one entry holds the topic, inside a word too
+    (row 30): the same script is refused here (exit 1), though only whole words are removed."""
+    root = init_091(tmp_path)
+    curate_brief(root)
+    write(root, "decisions.md", "# Decisions\n\nEntries are newest first.\n\n## 2026-11-30 - Cache Quasarix results\n"
+                                "Decision:\nCache Quasarix results for an hour.\n")
+    write(root, "constraints.md", mem(root, "constraints.md") + f"- {second}\n")
+    before = tree(root)
+    proc = run(root, "forget", "Quasarix", "--apply", code=1)
+    assert "--allow-broad-match" in proc.stderr and tree(root) == before
+    run(root, "forget", "Quasarix", "--apply", "--allow-broad-match")
+    assert "Quasarix results" not in mem(root, "decisions.md")
+    assert ("quasarixes" in mem(root, "constraints.md")) == ("quasarixes" in second)
+
+
 def test_soft_forget_of_a_topic_nothing_mentions_still_writes_its_tombstone(tmp_path):
     root = init_091(tmp_path)
     run(root, "forget", "Redis", "--apply")

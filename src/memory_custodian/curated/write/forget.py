@@ -27,7 +27,7 @@ from .plans import Plan, PlanResult, Reader
 
 MODES = ("soft", "hard", "purge")
 MIN_TOPIC_CHARS = 4
-BROAD_MATCH_UNITS = 3  # this many matching units or more is "several": the apply needs --allow-broad-match
+BROAD_MATCH_UNITS = 2  # more than one matching unit is "several", as in 0.9.1: the apply needs --allow-broad-match
 DATED_BULLET_FILES = {"changelog.md", "inbox.md"}
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -177,8 +177,9 @@ def hard_tombstone() -> str:
 
 class ForgetResult(PlanResult):
     """A forget plan: `mode`, how many entries it removes and where (`files`, no heading in hard or
-    purge), whether the match is broad and still needs `allow_broad_match`, the mentions it does not
-    reach (archive, ledger) and `notes` saying where the topic may still be."""
+    purge), whether the match is broad and still needs `allow_broad_match` (`loose_matches`: the entries
+    holding the topic even inside a word, as 0.9.1 counts them), the mentions it does not reach (archive,
+    ledger) and `notes` saying where the topic may still be."""
 
     mode: str
     removed_entries: int
@@ -189,6 +190,7 @@ class ForgetResult(PlanResult):
     ledger_mentions: int
     notes: list[str]
     blocked: list[dict[str, int | str]] = field(default_factory=list)
+    loose_matches: int = 0
 
 
 def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: bool) -> Plan:
@@ -228,7 +230,8 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
                               "rewrite the remaining mention by hand", path=rel)
 
     changes = [reader.change(rel, new) for rel, new in sorted(by_path.items())]
-    broad = removed >= BROAD_MATCH_UNITS or len(topic.strip()) < MIN_TOPIC_CHARS
+    loose = _loose_mentions(memory_dir, reader, topic, skip=("do-not-use.md",) if mode == "soft" else ())
+    broad = removed >= BROAD_MATCH_UNITS or loose >= BROAD_MATCH_UNITS or len(topic.strip()) < MIN_TOPIC_CHARS
     ledger_mentions = _count_ledger_mentions(memory_dir, pattern)
     plan = Plan(
         command=f"forget --mode {mode}",
@@ -238,6 +241,7 @@ def build_plan(memory_dir, topic: str, mode: str, date: str, allow_broad_match: 
         details={
             "mode": mode,
             "removed_entries": removed,
+            "loose_matches": loose,
             "files": [{"path": r.path, "removed": [_removal_dict(rm, private) for rm in r.removals]} for r in results],
             "needs_allow_broad_match": broad and not allow_broad_match,
             "broad_match": broad,
@@ -284,6 +288,22 @@ def _matching_files(memory_dir, reader: Reader, pattern: re.Pattern, *, include_
         if res.removals:
             results.append(res)
     return results
+
+
+def _loose_mentions(memory_dir, reader: Reader, topic: str, skip: tuple[str, ...]) -> int:
+    """The entries (tombstones included) and preambles that hold `topic` anywhere, part of a word too,
+    case ignored: what MemoryCustodian 0.9.1 counts before it asks for `--allow-broad-match`, so a
+    forget it refuses is refused here too, though only whole words are removed."""
+    needle = " ".join(topic.split()).casefold()
+    count = 0
+    for rel in curated_files(memory_dir, include_archive=False):
+        text = None if rel in skip else reader.read(rel)
+        if not text or needle not in " ".join(text.split()).casefold():
+            continue
+        doc = split_units(text)
+        parts = [doc.preamble, *(u.text for u in doc.units)] if doc.mode != "body" else [text]
+        count += sum(needle in " ".join(part.split()).casefold() for part in parts)
+    return count
 
 
 def _archive_mentions(memory_dir, reader: Reader, pattern: re.Pattern) -> int:

@@ -109,9 +109,12 @@ def forget(memory, topic: str, mode: str = "soft", apply: bool = False, plan_id:
             raise forget_mod.refusal(plan.details["blocked"])
         if plan.details["broad_match"] and not allow_broad_match:
             short = len(topic.strip()) < forget_mod.MIN_TOPIC_CHARS
+            removed, loose = plan.details["removed_entries"], plan.details["loose_matches"]
             raise Refused(
                 ("the topic is shorter than 4 characters" if short else
-                 f"the topic matches {plan.details['removed_entries']} entries")
+                 f"the topic matches {removed} entries" if removed >= forget_mod.BROAD_MATCH_UNITS else
+                 f"the topic appears in {loose} entries, counting parts of words as MemoryCustodian 0.9.1 does "
+                 f"({removed} as a whole word, which is what forget removes)")
                 + " — review the preview, then pass {field} to apply; nothing was changed",
                 field="allow_broad_match",
             )
