@@ -176,3 +176,39 @@ def test_a_note_row_without_its_text_is_damage_the_index_repairs(tmp_path):
     Ledger(mem.memory_dir).append_txn([{"op": "reinstate", "note": note.id, "actor": "human", "reason": "fine"}])
     states = {h.note.id: h.note.state for h in mem.recall("sqlite lock", limit=10).hits}
     assert states.get(note.id) == "active" and len(states) == 3
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_streamed_lines_are_the_lines_a_whole_read_splits(tmp_path, chunk):
+    from memory_custodian.ledger.storage.store import split_shard, stream_blocks
+
+    whole = b'{"a":1}\n\n{"b":2}\n' + b"x" * 300 + b"\n"
+    for tail in (b"", b'{"c":3}', b'{"torn', b"\n\n"):
+        path = tmp_path / "s.jsonl"
+        path.write_bytes(whole + tail)
+        lines = [line for block in stream_blocks(str(path), chunk) for line in block.split(b"\n")]
+        assert lines == split_shard(whole + tail)[0], (chunk, tail)
+
+
+def test_a_file_renewed_while_a_catch_up_waits_for_the_write_lock_is_planned_again(tmp_path):
+    """Between a catch-up's first look and its write lock another process may renew the file; the
+    catch-up must plan again on the file there now, not go on (and COMMIT) on a closed connection."""
+    mem = _project(tmp_path)
+    index = Index(Ledger(mem.memory_dir))
+    index.catch_up()
+    note = mem.recall("note 1", limit=1).hits[0].note
+    Ledger(mem.memory_dir).append_txn([{"op": "revoke", "note": note.id, "actor": "human", "reason": "checking"}])
+    real_plan, renewed = index.plan, []
+
+    def plan(reopen=True):
+        found = real_plan(reopen)
+        if not renewed:  # what another process does in that moment
+            renewed.append(index_file.inode(str(_index_path(mem))))
+            index_file.renew(str(_index_path(mem)), mem.memory_dir_str, renewed[0], "file")
+        return found
+
+    index.plan = plan  # type: ignore[method-assign]
+    assert index.catch_up()["mode"] != "current"
+    assert index_file.inode(str(_index_path(mem))) != renewed[0]
+    assert index.stats()["notes"] == 3
+    assert index.db.execute("SELECT count(*) FROM events WHERE note = ?", (note.id,)).fetchone()[0] == 2

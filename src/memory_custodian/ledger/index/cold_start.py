@@ -13,13 +13,16 @@ import json
 import os
 
 from ...base.fsutil import CACHE_DIR
+from ...base.limits import SHARD_LINE_BYTES
 from ..recall.ranking import PRIORITY_ORDER
 from ..storage.fold import replay
 from ..storage.inputs import current_branch
 from ..storage.model import INDEX_FILE
-from ..storage.store import Ledger, split_shard
+from ..storage.store import Ledger, stream_blocks
 
 NOTE_KEY = b'"note":"'
+DIRECTIVE_KEY = b'"kind":"directive"'
+SIEVE_KEYS = 64  # up to this many directives, a block is searched for their keys before it is split
 
 
 def index_is_cold(memory_dir: str) -> bool:
@@ -34,17 +37,19 @@ def _note_of(line: bytes) -> bytes | None:
 
 def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
     """(note, state) of every directive in force (active or stale, in scope), highest priority first."""
-    ledger = Ledger(memory_dir)
-    shards = []
-    wanted: set[bytes | None] = set()
-    for path in ledger.shards():
-        with open(path, "rb") as fh:
-            lines, _ = split_shard(fh.read())
-        shards.append(lines)
-        for line in lines:
-            if b'"kind":"directive"' in line and b'"op":"create"' in line:
-                wanted.add(_note_of(line))
-    events = [json.loads(line) for lines in shards for line in lines if _note_of(line) in wanted]
+    shards = Ledger(memory_dir).shards()
+    # two passes over the bytes, a block at a time: a million-line shard must not sit in a hook's
+    # memory, and a block with no directive (most of them) is passed over with one substring test
+    wanted = {_note_of(line) for path in shards for block in stream_blocks(path) if DIRECTIVE_KEY in block
+              for line in block.split(b"\n") if DIRECTIVE_KEY in line and b'"op":"create"' in line}
+    keys = [NOTE_KEY + note + b'"' for note in wanted if note is not None]
+    # a block holds one of these notes' events only if it holds one of their keys (a line with no
+    # findable note key, None, can be in any block)
+    sieve = None not in wanted and len(keys) <= SIEVE_KEYS
+    events = [json.loads(line) for path in shards for block in stream_blocks(path)
+              if wanted and (not sieve or any(key in block for key in keys))
+              for line in block.split(b"\n")
+              if line.strip() and len(line) <= SHARD_LINE_BYTES and _note_of(line) in wanted]
     notes, _, _ = replay(events, check_txns=True)
     branch = None
     found = []

@@ -46,6 +46,9 @@ NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
+RENEWED_RETRIES = 5  # times a catch-up plans again when another process renewed the file under it
+
+
 class Index:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
@@ -92,9 +95,10 @@ class Index:
 
     # ---- keeping up with the shards -----------------------------------------------------------
 
-    def plan(self):
-        """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild."""
-        if self._db is not None and index_file.inode(self.path) != self._inode:
+    def plan(self, reopen: bool = True):
+        """What changed since the index last read the shards: (mode, work) with mode current/grow/rebuild.
+        `reopen=False` inside a transaction, which must stay on the connection that began it."""
+        if reopen and self._db is not None and index_file.inode(self.path) != self._inode:
             self.close()  # another process renewed (or a hard forget removed) the file: open the one there now
             self._meta = None
         on_disk = self.ledger.shard_stats()
@@ -107,7 +111,7 @@ class Index:
         stored = {row[0]: row for row in self.db.execute("SELECT name, size, mtime_ns, consumed, hash, lines FROM shards")}
         if set(stored) - set(on_disk):
             return "rebuild", None
-        work = []
+        work: list[tuple] = []
         for name, st in sorted(on_disk.items()):
             row = stored.get(name)
             if row is not None and row[1] == st.st_size and row[2] == st.st_mtime_ns:
@@ -159,14 +163,22 @@ class Index:
         index_file.renew(self.path, self.ledger.memory_dir_str, seen, kind)
 
     def _catch_up(self) -> dict:
-        mode, _ = self.plan()
-        if mode == "current":
-            return {"mode": "current", "events": 0}
-        self._meta = None
-        self._current_sig = None
-        self.db.execute("BEGIN IMMEDIATE")
+        for _attempt in range(RENEWED_RETRIES):
+            mode, _ = self.plan()
+            if mode == "current":
+                return {"mode": "current", "events": 0}
+            self._meta = None
+            self._current_sig = None
+            self.db.execute("BEGIN IMMEDIATE")
+            if index_file.inode(self.path) == self._inode:
+                return self._catch_up_locked()
+            # renewed by another process while this one waited for the write lock: plan on the file there now
+            self.db.execute("ROLLBACK")
+        raise sqlite3.OperationalError("the index file was renewed by other processes again and again; retry")
+
+    def _catch_up_locked(self) -> dict:
         try:
-            mode, work = self.plan()  # again, now that no one else can write the index
+            mode, work = self.plan(reopen=False)  # again, now that no one else can write the index
             if mode == "current":
                 self.db.execute("COMMIT")
                 return {"mode": "current", "events": 0}

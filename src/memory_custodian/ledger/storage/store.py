@@ -66,6 +66,27 @@ def split_shard(data: bytes) -> tuple[list[bytes], bytes]:
     return lines, tail
 
 
+def stream_blocks(path: str, chunk: int = 1 << 20):
+    """The file at `path` as blocks of whole lines (each block's lines are `block.split(b"\\n")`), read a
+    chunk at a time, the way `split_shard` cuts it: memory holds one chunk and the line being read,
+    not the file, and a caller can skip a block with one substring test (the first session start
+    reads every shard)."""
+    pieces: list[bytes] = []
+    with open(path, "rb") as fh:
+        while data := fh.read(chunk):
+            nl = data.rfind(b"\n")
+            if nl < 0:
+                pieces.append(data)  # inside one long line: joined once its newline comes
+                continue
+            pieces.append(data[:nl])
+            yield b"".join(pieces)
+            pieces = [data[nl + 1:]]
+    tail = b"".join(pieces)
+    if tail and whole_event(tail):
+        yield tail
+
+
+
 def parse_lines(rel: str, data: bytes, *, lenient: bool = False, start_line: int = 1, raw: bool = False):
     """Parse shard bytes. Returns (events, locations, problems, consumed_bytes).
 
