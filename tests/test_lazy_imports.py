@@ -25,9 +25,7 @@ from pathlib import Path
 
 import pytest
 from test_hook_imports import OWN
-
-SRC = Path(__file__).resolve().parents[1] / "src"
-PKG = "memory_custodian"
+from test_structure import MODULES, PKG
 
 # (importing module, imported module) -> why the import stays in the function; package modules are
 # written as in OWN (".agents.hooks" is memory_custodian.agents.hooks), others by their own name
@@ -59,19 +57,6 @@ def _key(module: str) -> str:
     if module == PKG:
         return "."
     return module[len(PKG):] if module.startswith(PKG + ".") else module
-
-
-def _modules() -> dict[str, Path]:
-    found = {}
-    for path in sorted((SRC / PKG).rglob("*.py")):
-        parts = list(path.relative_to(SRC).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
-
-
-MODULES = _modules()
 
 
 def _imported(module: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
