@@ -136,7 +136,11 @@ def test_a_worker_error_is_raised_with_its_reason(ledger_dir, monkeypatch):
     assert full_dump(index) == before
 
 
-INTERRUPTED = r'''
+# A shell's background job starts with SIGINT ignored, and Python then installs no handler: each script
+# takes Ctrl-C as a terminal's foreground process would, wherever the suite runs.
+RESTORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+INTERRUPTED = RESTORE_SIGINT + r'''
 import sys, time
 from memory_custodian.ledger.index import rebuild
 from memory_custodian.ledger.index.index import Index
@@ -157,7 +161,7 @@ Index(Ledger(sys.argv[1])).rebuild()
 
 
 # Ctrl-C while a worker's interpreter is still starting, before it can ignore the signal itself
-AT_START_UP = r'''
+AT_START_UP = RESTORE_SIGINT + r'''
 import subprocess, sys
 from memory_custodian.ledger.index import rebuild, rebuild_worker
 from memory_custodian.ledger.index.index import Index
