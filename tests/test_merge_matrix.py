@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_custodian.curated.write.fingerprints import HEADER, fingerprint
-from memory_custodian.curated.write.merge_entries import Forgotten, merge_entries
+from memory_custodian.curated.write.merge_entries import PAIRING_LIMIT, Forgotten, merge_entries
 from memory_custodian.memory import Memory
 
 GIT_SAMPLE = ("constraints.md", "changelog.md")  # a bullet kind and a dated-bullet kind (all seven: bench_merge)
@@ -180,3 +180,17 @@ def test_an_entry_moved_and_reworded_is_not_taken_for_a_weaker_match_in_its_old_
         kept = merged.text.splitlines()
         assert not [line for line in kept if line.startswith("- Rule 1:")], merged.text
         assert f"- {base[4]} unless one says so." in kept
+
+
+def test_past_the_pairing_limit_a_moved_and_reworded_entry_is_still_paired_across_the_file():
+    """A file too big to weigh every pair at once is paired gap by gap; what is left then (an entry
+    moved and reworded) is paired across the file, so a forget on the other side still takes its edit."""
+    base = [f"Entry {i}: the w{i}a w{i}b w{i}c w{i}d stays put" for i in range(100)]
+    one = [t if i % 10 == 5 else t + " unless one says so" for i, t in enumerate(base) if i] + [base[0] + " unless asked"]
+    reworded = sum(t not in base for t in one)
+    assert reworded * reworded > PAIRING_LIMIT  # past the limit: the gap-by-gap path
+    forgot = {fingerprint(f"- {base[0]}.\n")}
+    merged = merge_entries(bullets(base), bullets(one), bullets(base[1:]), Forgotten(theirs=forgot))
+    kept = merged.text.splitlines()
+    assert not [line for line in kept if line.startswith("- Entry 0:")], merged.text[-300:]
+    assert f"- {base[1]} unless one says so." in kept and f"- {base[5]}." in kept

@@ -161,13 +161,13 @@ def _aligned(base: dict[str, str], side: dict[str, str]) -> dict[str, str]:
         # across the file at once, the most similar pairs first and the same gap only breaking a tie: an
         # entry the side moved and reworded must not be taken for a weaker match that sits in its old
         # place (a forget of that one would then drop the wrong entry and keep the forgotten one's edit)
-        gap_of = {k: gap for gap, keys in gaps_side.items() for k in keys}
-        same = {(old, new) for gap, gone in gaps_base.items() for old in gone for new in gaps_side.get(gap, ())
-                if gap_of.get(new) == gap}
+        same = {(old, new) for gap, gone in gaps_base.items() for old in gone for new in gaps_side.get(gap, ())}
         _pair(base, side, all_gone, all_new, renamed, same)
-    else:
+    else:  # too many to weigh at once: gap by gap, then what is left (an entry moved and reworded) across the file
         for gap, gone in gaps_base.items():
             _pair(base, side, gone, gaps_side.get(gap) or [], renamed)
+        paired = set(renamed.values())
+        _pair(base, side, [k for k in all_gone if k not in paired], [k for k in all_new if k not in renamed], renamed)
     if not renamed:
         return side
     return {renamed.get(key, key): text for key, text in side.items()}
