@@ -46,6 +46,12 @@ NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
+def _no_text_row(note_id: str) -> sqlite3.DatabaseError:
+    """A note listed without its text row: pages never written together, which `guarded` repairs as damage
+    (the words are SQLite's own for a bad page, so `index_file.damage` takes it as one)."""
+    return sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
+
+
 RENEWED_RETRIES = 5  # times a catch-up plans again when another process renewed the file under it
 
 
@@ -277,7 +283,7 @@ class Index:
             rowid = old[0]
             stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
             if stored is None:  # a note row without its text: pages that were never written together
-                raise sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
+                raise _no_text_row(note_id)
             text = fts_row(stored)
             marks = ", ".join("?" * len(text))
             db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
@@ -398,7 +404,7 @@ class Index:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
         if row is None and self.db.execute("SELECT 1 FROM notes WHERE id = ?", (note_id,)).fetchone():
             # listed but without its text: a torn cache, which must be rebuilt, not read as "no such note"
-            raise sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
+            raise _no_text_row(note_id)
         return row_note(row) if row else None
 
     def get_notes(self, ids) -> dict[str, Note]:
