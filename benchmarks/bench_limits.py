@@ -1,6 +1,6 @@
 """The worst case each input limit lets past: time and peak memory of the command that reads it.
 
-    python benchmarks/bench_limits.py [--lines 1000000] [--out benchmarks/out/limits]
+    python benchmarks/bench_limits.py [--lines 1000000] [--out DIR]
 
 Each case builds its input at (or just past) a limit in `base/limits.py` and runs the command a
 person or a host would run on it, in a fresh process (the console script, bytecode cached), and
@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -85,6 +86,14 @@ def append_creates(root: Path, count: int, body_chars: int = 40) -> None:
             fh.write(json.dumps(ev, sort_keys=True, separators=(",", ":")) + "\n")
 
 
+def wait_for_build(root: Path) -> float:
+    """Wait for the detached index build (`.cache/indexing`) to end; the seconds it took from here."""
+    start = time.monotonic()
+    while (root / "docs" / "memory" / ".cache" / "indexing").exists() and time.monotonic() < start + 3600:
+        time.sleep(0.5)
+    return time.monotonic() - start
+
+
 def cases(out: Path, lines: int):
     """(label, limit, root, argv, stdin, allowed) for every row; built lazily, one project each."""
     root = project(out, "note-text")
@@ -109,17 +118,20 @@ def cases(out: Path, lines: int):
 
     root = project(out, "many-lines")
     append_creates(root, lines)
-    yield f"a {lines:,}-line shard: first recall (builds the index)", "no limit", root, ["recall", "note lorem"], b"", True
-    yield f"a {lines:,}-line shard: next recall", "", root, ["recall", "note lorem"], b"", True
+    step = f"{limits.INDEX_LINES_PER_COMMAND:,} lines a command"
+    yield f"a {lines:,}-line shard, no index: first recall (reads one step)", step, root, ["recall", "note lorem"], b"", True
+    yield f"a {lines:,}-line shard: recall while the rest is read", "", root, ["recall", "note lorem"], b"", True
+    yield f"a {lines:,}-line shard: supersede while the rest is read (refused)", "", root, \
+        ["supersede", "zzzz", "x", "--reason", "y"], b"", True
+    print(f"(the detached build read the rest in {wait_for_build(root):.0f} s more)", flush=True)
+    yield f"a {lines:,}-line shard, indexed: recall (every note matches)", "", root, ["recall", "note lorem"], b"", True
+    yield f"a {lines:,}-line shard: reindex (reads every line, as asked)", "", root, ["reindex"], b"", False
     shutil.rmtree(root / "docs" / "memory" / ".cache", ignore_errors=True)
     session = json.dumps({"session_id": "lim", "cwd": str(root), "hook_event_name": "SessionStart",
                           "source": "startup"}).encode()
     yield (f"a {lines:,}-line shard, no index: session-start hook", "", root,
            ["hook", "--host", "claude", "SessionStart"], session, True)
-    # the hook started the index build in the background: let it finish before the next row is timed
-    deadline = time.monotonic() + 3600
-    while (root / "docs" / "memory" / ".cache" / "indexing").exists() and time.monotonic() < deadline:
-        time.sleep(1)
+    wait_for_build(root)  # the hook started the index build in the background: not timed with the next row
 
     root = project(out, "hook-stdin")
     def prompt(size: int) -> bytes:
@@ -157,7 +169,8 @@ def cases(out: Path, lines: int):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
-    ap.add_argument("--out", type=Path, default=HERE / "out" / "limits")
+    # outside this checkout: a project nested in it would find this repository's memory folder first
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "memory-custodian-bench-limits")
     args = ap.parse_args()
     rows = []
     print(f"{'case':64} {'limit':>22} {'exit':>4} {'s':>8} {'MB':>8}")

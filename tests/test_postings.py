@@ -207,14 +207,23 @@ def test_postings_follow_writes_and_stay_off_on_big_ledgers(mem, monkeypatch):
 
 
 def test_postings_follow_a_reindex_by_another_process(mem, tmp_path):
-    """Another connection's rebuild renumbers rowids (in note-id order, where `remember` appended
-    them in creation order): the postings must notice, not score the wrong notes."""
+    """Another connection's rebuild renumbers rowids (oldest note first, where a catch-up numbered a
+    note merged in with an older time after the others): the postings must notice, not score the
+    wrong notes."""
+    import json
     import random
 
     rnd = random.Random(3)
     for i in range(40):
         mem.remember(" ".join(rnd.sample(WORDS, 6)) + f" note {i}")
-        mem.index()  # caught up one note at a time: rowids follow creation, not note ids
+        mem.index()  # caught up one note at a time: rowids follow creation
+    (shard,) = (mem.memory_dir / "ledger").glob("*.jsonl")
+    seed = json.loads(shard.read_text(encoding="utf-8").splitlines()[0])
+    older = dict(seed, at="2020-01-01T00:00:00.000Z", id="01E0000000000000000000000A", txn="01E0000000000000000000000B",
+                 note="aaaaaaaa", body="a teammate's older note, merged in", title="older note")
+    with open(shard, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(older, sort_keys=True, separators=(",", ":")) + "\n")
+    mem.index()  # read after the others: the highest rowid, though it is the oldest note
     first = _warm(mem)
     before = dict(mem.index().db.execute("SELECT rowid, id FROM notes"))
     other = Memory.open(tmp_path)

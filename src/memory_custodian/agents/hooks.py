@@ -308,13 +308,13 @@ def _prompt_lines(memory, state, prompt: str) -> str:
     from ..ledger.frames import index_line
     from .recall_view import relevant_hits
 
-    hits, below = relevant_hits(memory, prompt, limit=PROMPT_LINES)
+    hits, below, missed = relevant_hits(memory, prompt, limit=PROMPT_LINES)
     fresh = [h for h in hits if not state.seen(h.note)]
     repeated = len(hits) - len(fresh)
     lines, over = _fit_turn_budget(state, [hit.note for hit in fresh], lambda note: index_line(note, framed=True),
                                    full=False)
     if not lines:
-        return ""
+        return f"memory-custodian · recall for this prompt: {missed}." if missed else ""
     tail = []
     if repeated:
         tail.append(f"{repeated} already shown this session")
@@ -325,6 +325,8 @@ def _prompt_lines(memory, state, prompt: str) -> str:
     if len(prompt) > PROMPT_QUERY_CHARS:
         tail.append(f"only the prompt's first {PROMPT_QUERY_CHARS:,} characters were searched")
     footer = ("; ".join(tail) + " — `memory_recall` to see them.") if tail else ""
+    if missed:
+        footer = (footer + " " if footer else "") + f"Not searched: {missed}."
     head = f"memory-custodian · notes that match this prompt (titles only) · {DATA_NOTICE}"
     return "\n".join(x for x in (head, fence("\n".join(lines)), footer, EXPAND_POINTER) if x)
 
@@ -366,19 +368,21 @@ def _on_file(memory, state, paths: list[str], limit: int, terms=None) -> str:
         return ""
     from .recall_view import note_text, path_notes
 
-    notes, below = path_notes(memory, paths, limit=FILE_SCAN)
+    notes, below, missed = path_notes(memory, paths, limit=FILE_SCAN)
     fresh = [n for n in notes if not state.seen(n, full=True)]
     blocks, over = _fit_turn_budget(state, fresh[:FILE_NOTES], note_text, full=True)
     over += max(0, len(fresh) - FILE_NOTES) + below
-    if not over:
+    if not over and not missed:
         quiet.update(dict.fromkeys(paths, signature))
     if not blocks:
-        return ""
+        return f"memory-custodian · gotchas for these files: {missed}." if missed else ""
     head = (f"memory-custodian · gotchas recorded for {', '.join(paths[:3])}"
             f"{' and more' if len(paths) > 3 else ''} · {DATA_NOTICE}")
     body = _cap("\n\n".join(blocks), limit - 600, terms)
     footer = (f"{over} more left out by this turn's memory budget — `memory_recall` with --path to see them."
               if over else "")
+    if missed:
+        footer = (footer + " " if footer else "") + f"Not searched: {missed}."
     return "\n".join(x for x in (head, fence(body), footer) if x)
 
 

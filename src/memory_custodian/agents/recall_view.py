@@ -5,8 +5,9 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
-from ..base.limits import PROMPT_QUERY_CHARS
+from ..base.limits import PROMPT_QUERY_CHARS, RANKED_NOTES
 from ..ledger.frames import index_line, provenance_frame, quote_line, safe_body
+from ..ledger.index.background import unread_phrase
 from ..ledger.recall.ranking import iter_terms, query_terms
 
 # The `Memory` verbs the MCP server has a tool for (`mcp_server.TOOLS`; a test holds the two equal), so
@@ -52,14 +53,15 @@ def focus_query(prompt: str, max_terms: int = MAX_QUERY_TERMS) -> str:
     return " ".join(terms[i] for i in sorted(keep))
 
 
-def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list, int]:
-    """The top hits (`RecallHit`s) for a prompt that clear the relevance floor, and how many matched below it."""
+def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list, int, str | None]:
+    """The top hits (`RecallHit`s) for a prompt that clear the relevance floor, how many matched below
+    it, and what the recall did not search (`unsearched`), if anything."""
     prompt = prompt[:PROMPT_QUERY_CHARS]
     # the hook says how many more matched, never what was excluded: one count query, not a scan
     result = memory.recall(focus_query(prompt), limit=limit * 2, counts="matched")
     hits = result.hits
     if not hits:
-        return [], 0
+        return [], 0, unsearched(result)
     wanted = _terms(prompt)
     need = min(MIN_SHARED_TERMS, len(wanted))
     top = max(h.score for h in hits)
@@ -70,14 +72,26 @@ def relevant_hits(memory, prompt: str, *, limit: int) -> tuple[list, int]:
                 wanted, " ".join([n.title, n.body, *n.tags, *n.paths]), need):
             kept.append(hit)
     below = len(hits) - len(kept[:limit]) + (result.below_cutoff or 0)
-    return kept[:limit], below
+    return kept[:limit], below, unsearched(result)
 
 
-def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int]:
-    """Active gotchas anchored to any of `paths` (by priority then recency), and how many more
-    matched beyond `limit`."""
+def path_notes(memory, paths: list[str], *, limit: int) -> tuple[list, int, str | None]:
+    """Active gotchas anchored to any of `paths` (by priority then recency), how many more matched
+    beyond `limit`, and what the recall did not search (`unsearched`), if anything."""
     result = memory.recall(None, kinds=("gotcha",), paths=tuple(paths), limit=limit, ids=False)
-    return [h.note for h in result.hits], (result.below_cutoff or 0)
+    return [h.note for h in result.hits], (result.below_cutoff or 0), unsearched(result)
+
+
+def unsearched(result) -> str | None:
+    """What a recall could not search or rank, for a hook's footer: the ledger not indexed yet (a
+    backlog past what one command reads), notes past the ranking limit; None when it saw everything."""
+    parts = []
+    if result.unread[0]:
+        parts.append(unread_phrase(result.unread, result.unread_failure))
+    if result.unranked:
+        parts.append(f"{result.unranked} older matching notes were not ranked (a recall ranks the newest "
+                     f"{RANKED_NOTES:,})")
+    return "; ".join(parts) or None
 
 
 def note_text(note) -> str:

@@ -27,6 +27,18 @@ QUERY_PATHS = 64
 # event this version wrote, so it is skipped and named, never parsed (a 100 MB line cost 2.5 GB).
 SHARD_LINE_BYTES = 1_048_576
 
+# Shard lines one command reads into the index, and their bytes (`Index.catch_up`): a fresh clone of
+# a big ledger, or a million-line shard merged in, must not hold a command for minutes. A command
+# reads this much, answers from what is indexed and says how much it has not read; a detached
+# process reads the rest (`ledger/index/background.py`). A change to a note waits for all of it.
+INDEX_LINES_PER_COMMAND = 5_000
+INDEX_BYTES_PER_COMMAND = 4 * 1_048_576
+
+# Notes one recall ranks (the newest its question matches): ranking reads every note it ranks, so a
+# question matching a million notes cost 12 s. The rest are counted, and the answer says how many
+# were not ranked. Every ledger the project measures (75,962 notes at most) stays under it.
+RANKED_NOTES = 100_000
+
 # A hook's stdin (bytes): the host's JSON payload. A prompt is cut far below this before it is
 # used (see session/sessions.MAX_MESSAGE_CHARS); past this, the hook reads no further and answers
 # from what it has, so a 50 MB paste cannot hold the host past its time-out.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..base import fsutil
 from ..base.errors import CustodianError, InvalidInput, NotFound, Refused
+from ..base.limits import INDEX_BYTES_PER_COMMAND, INDEX_LINES_PER_COMMAND
 from ..base.project import require_memory_dir
 from ..base.textsafe import shown as quoted
 from .params import KEPT_ON_SUPERSEDE
@@ -33,6 +34,8 @@ from .storage.inputs import (
 from .storage.model import LEGAL_NEXT, PROVENANCES, REASON_ACTORS, REASON_REQUIRED, copy_note
 from .storage.store import Ledger
 
+COMMAND_BUDGET = (INDEX_LINES_PER_COMMAND, INDEX_BYTES_PER_COMMAND)
+
 
 class LedgerNotes:
     """The notes of the ledger in `memory_dir`; `root` is the project root (for branch scope and paths)."""
@@ -49,13 +52,30 @@ class LedgerNotes:
         return Ledger(self.memory_dir)
 
     def index(self):
-        """The index, caught up with the shards (one connection, reused)."""
+        """The index (one connection, reused), caught up with the shards as far as one command reads
+        (`limits.INDEX_LINES_PER_COMMAND`); `Index.unread` says what it has not read yet."""
+        index = self._index_object()
+        index.catch_up(budget=COMMAND_BUDGET)
+        return index
+
+    def _index_object(self):
         if self._cached_index is None:
             from .index.index import Index
 
             self._cached_index = Index(self.ledger())
-        self._cached_index.catch_up()
         return self._cached_index
+
+    def _index_for_change(self, index=None):
+        """The index, which must hold every event: a change to a note is checked against all of them.
+        `index`: the one this command caught up already, caught up again (another writer may have appended)."""
+        if index is None:
+            index = self.index()
+        else:
+            index.catch_up(budget=COMMAND_BUDGET)
+        if index.unread()[0]:
+            raise Refused(f"{index.unread_said()}; a change to a note is checked against its every event, so "
+                          "nothing was changed — retry once it is read, or run {verb:reindex} to read it now")
+        return index
 
     def resolve(self, id_or_prefix: str, index=None) -> str:
         """The full id for `#k7m2`, `k7m2x9qa`, …: a unique prefix of at least 4 characters."""
@@ -70,6 +90,9 @@ class LedgerNotes:
             raise InvalidInput(f"{quoted(str(id_or_prefix))} is not a note id: {why}; an id looks like #k7m2x9qa")
         index = index or self.index()
         found = index.ids_with_prefix(key)
+        if not found and index.unread()[0]:
+            raise NotFound(f"no note #{key} in what is indexed: {index.unread_said()} — retry once it is "
+                           "read, or run {verb:reindex} to read it now")
         if not found:
             raise NotFound(f"no note #{key} in the ledger — try {{verb:recall}}")
         if len(found) > 1:
@@ -84,8 +107,7 @@ class LedgerNotes:
             needs_state = any(ev["op"] != "create" for ev in events)
             lookup = None
             if needs_state:
-                index = index or self.index()
-                index.catch_up()
+                index = self._index_for_change(index)  # again, under the lock: another writer may have appended
                 lookup = index.get_note
             return ledger.append_txn(events, lookup=lookup)
 
@@ -111,7 +133,7 @@ class LedgerNotes:
         events = [ev]
         index = None
         if supersedes is not None:
-            index = self.index()
+            index = self._index_for_change()
             old = self.resolve(supersedes, index)
             ev["supersedes"] = old
             why = reason if reason and str(reason).strip() else f"replaced by #{ev['note']}"
@@ -121,7 +143,7 @@ class LedgerNotes:
     def supersede(self, note_id, text, *, reason, actor="human", **fields):
         """Replace a note by a new one (same kind, priority, tags, paths and scope unless given)."""
         _as_reason(clean_text, reason)
-        index = self.index()
+        index = self._index_for_change()
         old_id = self.resolve(note_id, index)
         old = index.get_note(old_id)
         _check_transition(old, "supersede", actor)
@@ -133,7 +155,7 @@ class LedgerNotes:
     def lifecycle(self, op: str, note_id, reason, actor, **extra):
         """One lifecycle event (revoke, flag_stale, reinstate, expire, promote) on a note; the note after it."""
         reason = _reason_text(reason, required=op in REASON_REQUIRED and actor in REASON_ACTORS, op=op)
-        index = self.index()
+        index = self._index_for_change()
         full = self.resolve(note_id, index)
         _check_transition(index.guarded(lambda: index.get_note(full)), op, actor, **extra)
         ev = {"op": op, "note": full, "actor": actor, **extra}
@@ -152,7 +174,7 @@ class LedgerNotes:
         from .results import NoteForgotten
         from .text.text_api import rerender_mirrors
 
-        full = self.resolve(note_id)
+        full = self.resolve(note_id, self._index_for_change())
         if self._cached_index is not None:  # the scrub drops the index file: no connection may hold it
             self._cached_index.close()
             self._cached_index = None
@@ -203,7 +225,7 @@ class LedgerNotes:
     def reindex(self, progress=None):
         from .results import Reindexed
 
-        return Reindexed(**self.index().rebuild(progress=progress))
+        return Reindexed(**self._index_object().rebuild(progress=progress))
 
     def doctor(self, repair=False, yes=False):
         from .storage.shard_doctor import run_doctor

@@ -105,6 +105,11 @@ def unread_line(index, terms: Terms) -> str | None:
     this version cannot read (a newer version's, a hand edit's) and a torn last line each cost
     only that line, and the reader is told, so a missing note is never silent."""
     skipped, torn = index.unread_lines()
+    pending = index.unread()
+    if pending[0]:
+        return (f"Ledger not read in full: {index.unread_said()} — {terms.phrase('{verb:reindex}')} reads it now."
+                + (f" Besides, {skipped + torn} lines are skipped ({terms.phrase('{verb:doctor}')} names each)."
+                   if skipped or torn else ""))
     if not skipped and not torn:
         return None
     parts = [f"{skipped} {'line' if skipped == 1 else 'lines'} this version cannot read"] if skipped else []
@@ -148,7 +153,12 @@ def _in_force_section(index, key: str, root: str, limits: dict, terms: Terms, pa
 
 
 def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limits: dict, terms: Terms) -> list:
-    sections = [_in_force_section(index, "directives", root, limits, terms)]
+    if index.unread()[0]:
+        # the index holds part of the ledger (a command reads one step of a big backlog): the rules
+        # must reach the agent all the same, so they are read straight from the shards
+        sections = [_shard_directives(index.ledger.memory_dir_str, root, limits, unread_line(index, terms))]
+    else:
+        sections = [_in_force_section(index, "directives", root, limits, terms)]
     shown = list(sections[0].note_ids)
     if paths:
         sections.append(_in_force_section(index, "gotchas", root, limits, terms, paths))
@@ -159,7 +169,8 @@ def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limit
                              exclude_ids=tuple(shown), ids=False)
         else:
             res = run_recall(index, paths=paths, limit=RECALL_LINES, root=root, exclude_ids=tuple(shown), ids=False)
-        left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial
+        left_out = not res.counted or res.below_cutoff or sum(res.excluded.values()) or res.partial or res.unranked \
+            or res.unread[0]
         expand = terms.phrase(HINTS["expand"])
         tail = f"{res.footer(terms)} ({expand} for full notes)" if left_out else (
             f"{expand} for full notes" if res.hits else None)
@@ -167,15 +178,21 @@ def _sections(index, root: str, paths: tuple[str, ...], query: str | None, limit
     return sections
 
 
-COLD_NOTICE = ("Recall is still being indexed (the first session after a clone): the directives above were read "
+COLD_NOTICE = ("Recall is still being indexed (a fresh clone, or many new ledger lines): the directives above were read "
                "straight from the ledger; matching notes arrive with the next prompts once the index is built.")
 
 
 def cold_sections(memory, *, budgets: dict | None = None) -> list:
     """The pack's ledger part while there is no index: every directive in force, and a line saying recall waits."""
+    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
+    return [_shard_directives(memory.memory_dir_str, memory.root_str, limits, COLD_NOTICE)]
+
+
+def _shard_directives(memory_dir: str, root: str, limits: dict, notice: str | None):
+    """Every directive in force, read from the shards without the index (`cold_start.py`), and `notice`."""
     from .index.cold_start import directive_notes
 
-    limits = {**DEFAULT_BUDGETS, **(budgets or {})}
-    found = directive_notes(memory.memory_dir_str, memory.root_str, now_iso())
-    return [_pack("directives", [(note.id, _full(note, state)) for note, state in found], limits["directives"],
-                  "\n\n", tail=("\n" if found else "") + COLD_NOTICE)]
+    found = directive_notes(memory_dir, root, now_iso())
+    tail = ("\n" if found else "") + notice if notice else None
+    return _pack("directives", [(note.id, _full(note, state)) for note, state in found], limits["directives"],
+                 "\n\n", tail=tail)

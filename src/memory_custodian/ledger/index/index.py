@@ -17,25 +17,20 @@ from ...base import fsutil
 from ...base.errors import Refused
 from ..storage.fold import fold_note_events
 from ..storage.model import INDEX_FILE, Note, copy_note
-from ..storage.store import Ledger, parse_lines
+from ..storage.store import Ledger
 from . import index_file
+from .background import STEP_BYTES, STEP_LINES, building, failed, unread_phrase
+from .background import start as start_building
+from .grow import broken_txns, fits, grow
 from .index_rows import (
-    FTS_COLUMN_LIST,
-    INSERT_FTS,
-    INSERT_META,
-    INSERT_TEXT,
     NOTE_COLS,
     NOTE_FROM,
-    STORED_FTS,
-    UPSERT_EVENT,
     canonical,
-    fts_row,
-    note_row_parts,
-    note_skipped,
+    clear_index,
+    no_text_row,
     path_match_sql,
     row_fields,
     row_note,
-    rows_at,
 )
 
 TYPE_CHECKING = False  # not `typing`'s: importing it costs every fresh `recall`
@@ -46,13 +41,11 @@ NOTE_CACHE_MAX = 2000  # notes read recently, kept in memory per Index
 _ASKED_ONCE = "asked once"  # note_meta's state between the first ask and the load
 
 
-def _no_text_row(note_id: str) -> sqlite3.DatabaseError:
-    """A note listed without its text row: pages never written together, which `guarded` repairs as damage
-    (the words are SQLite's own for a bad page, so `index_file.damage` takes it as one)."""
-    return sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
-
-
 RENEWED_RETRIES = 5  # times a catch-up plans again when another process renewed the file under it
+# Past this many bytes of shards a rebuild reads them a step per transaction (`_rebuild_in_steps`):
+# one pass keeps a key per event (55.7 MB of shards: 16 s with worker processes, well under 500 MB).
+BULK_REBUILD_BYTES = 128 * 1_048_576
+STEP_BUDGET = (STEP_LINES, STEP_BYTES)
 
 
 class Index:
@@ -67,6 +60,9 @@ class Index:
         # (signature, {rowid: meta} or None, note cache, Postings or None) — see note_meta, postings
         self._meta: tuple | None = None
         self._warmer: Warmer | None = None  # reads the metadata and postings in the background (`warm.py`)
+        self._unread = (0, 0)  # (bytes, shards) the last catch-up left unread (`unread`)
+        self._budget: tuple[int, int] | None = None  # the last catch-up's (`catch_up`)
+        self._background = True
 
     # ---- connection ---------------------------------------------------------------------------
 
@@ -133,9 +129,50 @@ class Index:
             self._current_sig = seen
         return ("grow" if work else "current"), work
 
-    def catch_up(self) -> dict:
-        """Bring the index up to the shards; returns {"mode": current|incremental|rebuild, "events": n}."""
-        return self.guarded(self._catch_up)
+    def catch_up(self, budget: tuple[int, int] | None = None, background: bool = True) -> dict:
+        """Bring the index up to the shards; returns {"mode": current|incremental|rebuild|building, "events": n}.
+
+        `budget`: (lines, bytes), at most this much of the shards not indexed yet is read (a step), and
+        the rest is left to a detached build (`background.py`; `background=False`: that build itself).
+        While one runs a command reads nothing and answers from what it has committed. `unread()` says
+        what is left; None: read everything (a write that checks a note's state, `reindex`)."""
+        self._unread = (0, 0)
+        self._budget, self._background = budget, background  # a damaged file is read again the same way
+        if budget is not None and background and building(self.ledger.memory_dir_str):
+            found = self.guarded(self._while_building)
+            if found is not None:
+                return found
+        return self.guarded(self._catch_up_once)
+
+    def _catch_up_once(self) -> dict:
+        result = self._catch_up(self._budget)
+        if self._unread[0] and self._background:
+            start_building(self.ledger.memory_dir_str, self.ledger.memory_dir_str)
+        return result
+
+    def unread(self) -> tuple[int, int]:
+        """(bytes, shards) of the ledger the index had not read as of the last catch-up: a budget's rest."""
+        return self._unread
+
+    def unread_failure(self) -> str | None:
+        """Why the detached build that reads the rest stopped, when it failed and a rest remains."""
+        return failed(self.ledger.memory_dir_str) if self._unread[0] else None
+
+    def unread_said(self) -> str:
+        """`unread` (and `unread_failure`) in words, for a message or a pack line."""
+        return unread_phrase(self._unread, self.unread_failure())
+
+    def _while_building(self) -> dict | None:
+        """What the index lacks while the detached build reads on: the shards only grew, so what it holds
+        is a prefix of them. None when they did not (a merge under the build, a build that died): what
+        it holds may be older than the shards, so the caller reads a step itself, from the start."""
+        mode, work = self.plan()
+        if mode == "current":
+            return {"mode": "current", "events": 0}
+        if mode == "rebuild":
+            return None
+        self._unread = (sum(item[2].st_size - item[3] for item in work), len(work))
+        return {"mode": "building", "events": 0}
 
     def guarded(self, work):
         """Run `work()`; a damaged cache is discarded, rebuilt from the shards and `work` retried once.
@@ -151,8 +188,8 @@ class Index:
                 raise self._error(exc) from exc
         self.discard(kind)
         try:
-            if work != self._catch_up:
-                self._catch_up()
+            if work not in (self._catch_up_once, self._while_building):
+                self._catch_up_once()
             return work()
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from exc
@@ -168,7 +205,7 @@ class Index:
         self._warmer = None
         index_file.renew(self.path, self.ledger.memory_dir_str, seen, kind)
 
-    def _catch_up(self) -> dict:
+    def _catch_up(self, budget: tuple[int, int] | None = None) -> dict:
         for _attempt in range(RENEWED_RETRIES):
             mode, _ = self.plan()
             if mode == "current":
@@ -177,22 +214,31 @@ class Index:
             self._current_sig = None
             self.db.execute("BEGIN IMMEDIATE")
             if index_file.inode(self.path) == self._inode:
-                return self._catch_up_locked()
+                return self._catch_up_locked(budget)
             # renewed by another process while this one waited for the write lock: plan on the file there now
             self.db.execute("ROLLBACK")
         raise sqlite3.OperationalError("the index file was renewed by other processes again and again; retry")
 
-    def _catch_up_locked(self) -> dict:
+    def _catch_up_locked(self, budget: tuple[int, int] | None = None) -> dict:
         try:
             mode, work = self.plan(reopen=False)  # again, now that no one else can write the index
             if mode == "current":
                 self.db.execute("COMMIT")
                 return {"mode": "current", "events": 0}
             if mode == "grow":
-                result = self._grow(work)
+                result = self._grow(work, budget)
                 if result is not None:
                     self.db.execute("COMMIT")
                     return result
+            if budget is not None and not fits(self.ledger, budget):
+                # a rebuild past the budget: start afresh, read the first step, leave the rest to the
+                # detached build; what is indexed is then always a prefix of the shards as they are
+                clear_index(self.db)
+                mode, work = self.plan(reopen=False)
+                result = self._grow(work, budget)
+                assert result is not None  # nothing read yet: every shard is new
+                self.db.execute("COMMIT")
+                return result
             from .rebuild import rebuild_locked
 
             result = rebuild_locked(self, None)
@@ -203,31 +249,12 @@ class Index:
                 self.db.execute("ROLLBACK")
             raise
 
-    def _grow(self, work) -> dict | None:
-        import hashlib  # only when shards grew: OpenSSL's load is a hook's start-up cost
-
-        new_events: list[dict] = []
-        shard_rows = []
-        for item in work:
-            name, path, st, consumed, lines = item[:5]
-            with open(path, "rb") as fh:
-                data = fh.read()
-            if consumed and hashlib.sha256(data[:consumed]).hexdigest() != item[5]:
-                return None  # not a pure append: rebuild
-            if consumed and data[consumed - 1:consumed] != b"\n" and data[consumed:consumed + 1] not in (b"", b"\n"):
-                # the last event read had no newline and bytes were added to its very line: that
-                # line is no longer the event indexed, so read it whole again
-                return None
-            evs, _, probs, used = parse_lines(self.ledger.rel(path), data[consumed:], start_line=lines + 1, raw=True)
-            note_skipped(self.db, name, probs, reset=not consumed)
-            new_events.extend(evs)
-            total = consumed + used
-            shard_rows.append((name, len(data), st.st_mtime_ns, total, hashlib.sha256(data[:total]).hexdigest(),
-                               lines + data[consumed:total].count(b"\n")))
-        affected = self._insert_events(new_events)
-        self._refold(affected)
-        self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?)", shard_rows)
-        return {"mode": "incremental", "events": len(new_events)}
+    def _grow(self, work, budget: tuple[int, int] | None) -> dict | None:
+        grown = grow(self, work, budget)
+        if grown is None:
+            return None
+        result, self._unread = grown
+        return result
 
     def unread_lines(self) -> tuple[int, int]:
         """(lines skipped because this version cannot read them, torn last lines) as of the last
@@ -235,72 +262,6 @@ class Index:
         skipped = sum(int(v) for (v,) in self.db.execute("SELECT value FROM meta WHERE key LIKE 'skipped:%'"))
         torn = self.db.execute("SELECT count(*) FROM shards WHERE size > consumed").fetchone()[0]
         return skipped, torn
-
-    def _insert_events(self, events: list[dict]) -> set[str]:
-        db = self.db
-        affected: set[str] = set()
-        txns: set[str] = set()
-        for ev in events:
-            db.execute(UPSERT_EVENT, (ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"]))
-            affected.add(ev["note"])
-            txns.add(ev["txn"])
-            if ev["op"] == "forget":
-                for t in ev.get("stripped", ()):
-                    db.execute("INSERT OR IGNORE INTO waived VALUES (?)", (t,))
-                    txns.add(t)
-        for t in txns:
-            affected.update(r[0] for r in db.execute("SELECT DISTINCT note FROM events WHERE txn = ?", (t,)))
-        return affected
-
-    def _broken_txns(self, notes: list[str] | None) -> set[str]:
-        sql = ("SELECT txn FROM events {where} GROUP BY txn HAVING count(*) < max(txn_n) "
-               "AND txn NOT IN (SELECT txn FROM waived)")
-        if notes is None:
-            return {r[0] for r in self.db.execute(sql.format(where=""))}
-        out: set[str] = set()
-        for note in notes:
-            cand = [r[0] for r in self.db.execute("SELECT DISTINCT txn FROM events WHERE note = ?", (note,))]
-            for t in cand:
-                row = self.db.execute("SELECT count(*), max(txn_n) FROM events WHERE txn = ?", (t,)).fetchone()
-                if row[0] < row[1] and not self.db.execute("SELECT 1 FROM waived WHERE txn = ?", (t,)).fetchone():
-                    out.add(t)
-        return out
-
-    def _refold(self, notes) -> None:
-        notes = sorted(notes)
-        broken = self._broken_txns(notes)
-        for note_id in notes:
-            evs = [json.loads(r[0]) for r in self.db.execute(
-                "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
-            evs = [ev for ev in evs if ev["txn"] not in broken]
-            note, _ = fold_note_events(evs)
-            self._put_note(note_id, note)
-
-    def _put_note(self, note_id: str, note: Note | None) -> None:
-        db = self.db
-        old = db.execute("SELECT rowid FROM notes WHERE id = ?", (note_id,)).fetchone()
-        if old is not None:
-            rowid = old[0]
-            stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
-            if stored is None:  # a note row without its text: pages that were never written together
-                raise _no_text_row(note_id)
-            text = fts_row(stored)
-            marks = ", ".join("?" * len(text))
-            db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
-            for table in ("notes", "note_text"):
-                db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
-            for table in ("note_tags", "note_paths"):
-                db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
-        else:
-            rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
-        if note is None:
-            return
-        meta, text, fts, tags, prefixes = rows_at(rowid, note_row_parts(note))
-        db.execute(INSERT_META, meta)
-        db.execute(INSERT_TEXT, text)
-        db.execute(INSERT_FTS, fts)
-        db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
-        db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
 
     def rebuild(self, progress=None) -> dict:
         """Rebuild from the shards (readers keep the old state until commit); a damaged file is built afresh."""
@@ -316,6 +277,9 @@ class Index:
     def _rebuild(self, progress) -> dict:
         self._meta = None
         self._current_sig = None
+        stats = self.ledger.shard_stats()
+        if sum(st.st_size for st in stats.values()) > BULK_REBUILD_BYTES:
+            return self.guarded(lambda: self._rebuild_in_steps(progress, stats))
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -323,6 +287,7 @@ class Index:
 
                 result = rebuild_locked(self, progress)
                 self.db.execute("COMMIT")
+                self._unread = (0, 0)
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
@@ -330,6 +295,28 @@ class Index:
         except (sqlite3.Error, OSError) as exc:
             raise self._error(exc) from exc
         return result
+
+    def _rebuild_in_steps(self, progress, stats) -> dict:
+        """A rebuild of a ledger past BULK_REBUILD_BYTES: emptied, then read one step per transaction, as
+        the detached build reads (a single pass keeps a key per event in memory: 839 MB at 1,000,000)."""
+        total = sum(st.st_size for st in stats.values()) or 1
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            clear_index(self.db)
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        while True:
+            self._catch_up(STEP_BUDGET)
+            if progress:
+                progress(1.0 - min(self._unread[0], total) / total)
+            if not self._unread[0]:
+                break
+        count = self.db.execute
+        return {"mode": "rebuild", "events": count("SELECT count(*) FROM events").fetchone()[0],
+                "notes": count("SELECT count(*) FROM notes").fetchone()[0], "shards": len(stats)}
 
     # ---- reads --------------------------------------------------------------------------------
 
@@ -404,7 +391,7 @@ class Index:
         row = self.db.execute(f"SELECT {NOTE_COLS} FROM {NOTE_FROM} WHERE n.id = ?", (note_id,)).fetchone()
         if row is None and self.db.execute("SELECT 1 FROM notes WHERE id = ?", (note_id,)).fetchone():
             # listed but without its text: a torn cache, which must be rebuilt, not read as "no such note"
-            raise _no_text_row(note_id)
+            raise no_text_row(note_id)
         return row_note(row) if row else None
 
     def get_notes(self, ids) -> dict[str, Note]:
@@ -449,7 +436,7 @@ class Index:
 
     def note_events(self, note_id: str) -> list[dict]:
         """The note's applied events, as replay applies them."""
-        broken = self._broken_txns([note_id])
+        broken = broken_txns(self.db, [note_id])
         evs = [json.loads(r[0]) for r in self.db.execute(
             "SELECT line FROM events WHERE note = ? ORDER BY at, id", (note_id,))]
         _, applied = fold_note_events([e for e in evs if e["txn"] not in broken])

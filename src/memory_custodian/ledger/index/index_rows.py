@@ -10,6 +10,7 @@ never misread.
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from ...base.records import Factory
 from ..recall import ranking
@@ -143,6 +144,20 @@ def row_note(row) -> Note:
     note = object.__new__(Note)
     note.__dict__.update(row_fields(row))
     return note
+
+
+def no_text_row(note_id: str) -> sqlite3.DatabaseError:
+    """A note listed without its text row: pages never written together, which `Index.guarded` repairs as
+    damage (the words are SQLite's own for a bad page, so `index_file.damage` takes it as one)."""
+    return sqlite3.DatabaseError(f"database disk image is malformed (note {note_id} has no text row)")
+
+
+def clear_index(db) -> None:
+    """Empty every table the shards fill, for a rebuild from their first line."""
+    for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes", "note_text"):
+        db.execute(f"DELETE FROM {table}")
+    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM meta WHERE key LIKE 'skipped:%'")
 
 
 def note_skipped(db, shard: str, problems, *, reset: bool) -> None:

@@ -10,8 +10,8 @@ one event id keep the smaller canonical line; a txn with events missing is left 
 
 from __future__ import annotations
 
-import hashlib
 import os
+import sqlite3
 from contextlib import contextmanager
 
 from ...base.fsutil import BINARY, read_at
@@ -23,10 +23,12 @@ from .index_rows import (
     PAGE_CACHE_KIB,
     UPSERT_EVENT,
     canonical,
+    clear_index,
     note_skipped,
     rows_at,
 )
 from .rebuild_worker import Workers, fold_chunk
+from .shard_span import read_span
 
 CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # Folding the notes and computing their rows (subtokens, note JSON) is most of a rebuild's Python
@@ -35,6 +37,7 @@ CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # of seconds at most, less than starting the workers would save.
 PARALLEL_MIN_EVENTS = 20000
 MAX_WORKERS = 4
+STEP_LINES, STEP_BYTES = 50_000, 32 * 1_048_576  # shard lines parsed at once: a step's memory, not the shard's
 
 
 def parallel_workers(events: int) -> int:
@@ -72,10 +75,7 @@ def rebuild_locked(index, progress) -> dict:
 
 def _rebuild_into(index, progress, files: list[int]) -> dict:
     db = index.db
-    for table in ("events", "waived", "note_tags", "note_paths", "shards", "notes"):
-        db.execute(f"DELETE FROM {table}")
-    db.execute("INSERT INTO notes_fts(notes_fts) VALUES ('delete-all')")
-    db.execute("DELETE FROM note_text")
+    clear_index(db)
     shards = index.ledger.shards()
     keys, broken = _read_shards(index, shards, files, progress)
     total = len(keys)
@@ -96,7 +96,6 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     (note, at, id, txn, shard, offset, length). The lines stay on disk and are read back per note,
     so memory grows with the number of events, not bytes. Returns (keys, the broken txns)."""
     db = index.db
-    db.execute("DELETE FROM meta WHERE key LIKE 'skipped:%'")
     total_bytes = sum(os.stat(p).st_size for p in shards) or 1
     done_bytes = 0
     keys: list[tuple] = []
@@ -105,38 +104,42 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
     txn_want: dict[str, int] = {}
     waived: set[str] = set()
     for shard_no, path in enumerate(shards):
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
-        evs, _, probs, used = parse_lines(index.ledger.rel(path), data, raw=True)
-        note_skipped(db, os.path.basename(path), probs, reset=True)
-        for ev in evs:
-            key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, ev["_off"],
-                   len(ev["_line"].encode("utf-8")))
-            seen = where.get(ev["id"])
-            if seen is not None:
-                old = keys[seen]
-                old_line = data[old[5]:old[5] + old[6]].decode("utf-8") if old[4] == shard_no else \
-                    read_at(files[old[4]], old[6], old[5]).decode("utf-8")
-                if canonical(ev["_line"]) < canonical(old_line):
-                    txn_count[old[3]] -= 1
-                    keys[seen] = key
-                    txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
-                    txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
-                continue
-            where[ev["id"]] = len(keys)
-            keys.append(key)
-            txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
-            txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
-            if ev["op"] == "forget":
-                waived.update(ev.get("stripped", ()))
-        db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
-                                      for ev in evs])
-        db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)",
-                   (os.path.basename(path), len(data), st.st_mtime_ns, used, hashlib.sha256(data[:used]).hexdigest(),
-                    data[:used].count(b"\n")))
-        files.append(os.open(path, os.O_RDONLY | BINARY))
-        del evs, data
+        fd = os.open(path, os.O_RDONLY | BINARY)
+        files.append(fd)
+        st = os.fstat(fd)
+        name = os.path.basename(path)
+        consumed, digest, lines = 0, None, 0
+        while True:  # a step at a time: memory holds one step of lines, never the shard
+            span = read_span(path, consumed, digest, STEP_LINES, STEP_BYTES)
+            if span is None:
+                raise sqlite3.OperationalError(f"{index.ledger.rel(path)} was rewritten while the index read it; retry")
+            evs, _, probs, _ = parse_lines(index.ledger.rel(path), span.data, start_line=lines + 1, raw=True)
+            note_skipped(db, name, probs, reset=not consumed)
+            for ev in evs:
+                key = (ev["note"], ev["at"], ev["id"], ev["txn"], shard_no, consumed + ev["_off"],
+                       len(ev["_line"].encode("utf-8")))
+                seen = where.get(ev["id"])
+                if seen is not None:
+                    old = keys[seen]
+                    if canonical(ev["_line"]) < canonical(read_at(files[old[4]], old[6], old[5]).decode("utf-8")):
+                        txn_count[old[3]] -= 1
+                        keys[seen] = key
+                        txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+                        txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+                    continue
+                where[ev["id"]] = len(keys)
+                keys.append(key)
+                txn_count[ev["txn"]] = txn_count.get(ev["txn"], 0) + 1
+                txn_want[ev["txn"]] = max(txn_want.get(ev["txn"], 0), ev["txn_n"])
+                if ev["op"] == "forget":
+                    waived.update(ev.get("stripped", ()))
+            db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
+                                          for ev in evs])
+            consumed, digest, lines = span.consumed, span.digest, lines + span.lines
+            del evs
+            if span.whole:
+                break
+        db.execute("INSERT INTO shards VALUES (?, ?, ?, ?, ?, ?)", (name, span.size, st.st_mtime_ns, consumed, digest, lines))
         done_bytes += st.st_size
         if progress:
             progress(done_bytes / total_bytes * 0.4)
@@ -148,18 +151,21 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
 
 
 def _note_chunks(keys: list[tuple], broken: set[str]) -> list[list[list[tuple]]]:
-    """Each note's events (shard, offset, length), in note order, without the broken txns, in
-    chunks of CHUNK_NOTES notes."""
-    groups: list[list[tuple]] = []
+    """Each note's events (shard, offset, length), without the broken txns, in chunks of CHUNK_NOTES
+    notes, oldest note first (by its first event, then id): the rows are numbered in that order, so
+    the highest rowids are the newest notes, which a recall past `limits.RANKED_NOTES` ranks."""
+    groups: list[tuple[str, str, list[tuple]]] = []
     i, total = 0, len(keys)
     while i < total:
         note_id = keys[i][0]
         j = i
         while j < total and keys[j][0] == note_id:
             j += 1
-        groups.append([(k[4], k[5], k[6]) for k in keys[i:j] if k[3] not in broken])
+        groups.append((keys[i][1], note_id, [(k[4], k[5], k[6]) for k in keys[i:j] if k[3] not in broken]))
         i = j
-    return [groups[c:c + CHUNK_NOTES] for c in range(0, len(groups), CHUNK_NOTES)]
+    groups.sort(key=lambda g: (g[0], g[1]))
+    events = [g[2] for g in groups]
+    return [events[c:c + CHUNK_NOTES] for c in range(0, len(events), CHUNK_NOTES)]
 
 
 def _insert_notes(db, chunks, shards, files: list[int], workers: int, progress) -> int:

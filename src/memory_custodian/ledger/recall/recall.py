@@ -75,8 +75,10 @@ def run_recall(index, *, query=None, kinds=(), tags=(), paths=(), states=(), lim
     ask = check_query(query, kinds=kinds, tags=tags, paths=paths, states=states, limit=limit, include_all=include_all,
                       now=now, root=root, near_paths=near_paths, exclude_ids=exclude_ids, counts=counts, ids=ids,
                       expand=expand)
-    result = RecallResult(query=ask.text, filters=ask.filters(), accounting=ask.accounting)
+    result = RecallResult(query=ask.text, filters=ask.filters(), accounting=ask.accounting, unread=index.unread(),
+                          unread_failure=index.unread_failure())
     if ask.text and ask.broad is None:
         return result  # a query of nothing FTS5 can match
     plan = plan_recall(index, ask)
+    result.unranked = plan.unranked
     return choose_scan(index, plan)(index, plan, result)

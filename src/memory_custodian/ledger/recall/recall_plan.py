@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from itertools import combinations
 
+from ...base.limits import RANKED_NOTES
 from ...base.records import Record
 from ..storage.inputs import current_branch
 from ..storage.paths import candidate_prefixes
@@ -20,6 +21,7 @@ EFFECTIVE_STATE = ("(CASE WHEN n.state IN ('active','stale') AND n.expires IS NO
                    "THEN 'expired' ELSE n.state END)")
 IN_SCOPE = "(n.scope = 'workspace' OR n.branch IS :branch)"
 FTS_SOURCE = "notes_fts JOIN notes n ON n.rowid = notes_fts.rowid"
+WINDOW_RARE_MAX = 2000  # past a ranking window, the older notes holding a word at most this many hold are ranked too
 
 
 class RecallQuery(Record):
@@ -80,6 +82,8 @@ class Plan(Record):
     broad_exact: bool
     meta: dict | None = None  # `Index.note_meta()`: rowid -> the note's ranking columns
     cut: list[int] | None = None  # the candidates' rowids (the candidate cut), else None
+    window: tuple[int, tuple[int, ...]] | None = None  # what is ranked when the question matches over RANKED_NOTES (`_window`)
+    unranked: int = 0  # the notes it matches below the window: matched, not ranked
 
     @property
     def source(self) -> str:
@@ -89,6 +93,8 @@ class Plan(Record):
     def match_cond(self) -> str:
         if self.cut is not None:  # the rowids are the index's own integers; checked before the join to notes
             return f" AND notes_fts MATCH :match AND +notes_fts.rowid IN ({','.join(map(str, self.cut))})"
+        if self.window is not None:  # FTS5 seeks its doclists to the window's floor
+            return " AND notes_fts MATCH :match" + within(self.window, "notes_fts.rowid")
         return " AND notes_fts MATCH :match" if self.tiers else ""
 
     def counted_from(self) -> tuple[str, str]:
@@ -145,11 +151,25 @@ def _filters(ask: RecallQuery, params: dict) -> str:
     return " AND ".join(where)
 
 
-def count(db, match_expr: str, cap: int | None = None) -> int:
-    """How many notes `match_expr` matches (unfiltered), reading at most `cap` + 1 of them."""
+def within(window, column: str = "rowid") -> str:
+    """SQL keeping the notes in `window` (`_window`: the newest notes a question matches, and those
+    holding its rarest words), or "" without one. Its numbers are the index's own rowids."""
+    if window is None:
+        return ""
+    floor, extra = window
+    cond = f"{column} >= {int(floor)}"
+    if extra:
+        cond += f" OR +{column} IN ({','.join(str(int(r)) for r in extra)})"
+    return f" AND ({cond})"
+
+
+def count(db, match_expr: str, cap: int | None = None, window=None) -> int:
+    """How many notes `match_expr` matches (unfiltered), reading at most `cap` + 1 of them; `window`: of
+    those in it (`_window`)."""
+    above = within(window)
     if cap is None:
-        return db.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (match_expr,)).fetchone()[0]
-    return db.execute("SELECT count(*) FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?)",
+        return db.execute(f"SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?{above}", (match_expr,)).fetchone()[0]
+    return db.execute(f"SELECT count(*) FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?{above} LIMIT ?)",
                       (match_expr, cap + 1)).fetchone()[0]
 
 
@@ -159,7 +179,7 @@ def _small_ledger(db, unfiltered: bool) -> bool:
     return (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) < max(cap + 1, ranking.TIER_MIN_NOTES)
 
 
-def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=None):
+def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=None, window=None):
     """The tier to rank: the broadest that holds at most CANDIDATE_LIMIT notes and still fills the
     page. Returns (tier, broad count, tier count, whether the broad count is exact). The tier
     count is None when the narrowest tier is left for the scan to count (only `unfiltered`: then
@@ -173,10 +193,10 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=
     # after all: filtered queries get a wider tier to start from
     cap = ranking.CANDIDATE_LIMIT if unfiltered else ranking.FILTERED_CANDIDATE_LIMIT
     if len(tiers) == 1:
-        broad = count(db, tiers[0])  # nothing narrower: ranked in full, so counted in full
+        broad = count(db, tiers[0], window=window)  # nothing narrower: ranked in full, so counted in full
         return tiers[0], broad, broad, True
     broad_cap = max(cap, ranking.BROAD_COUNT_CAP)
-    broad = count(db, tiers[0], broad_cap)
+    broad = count(db, tiers[0], broad_cap, window=window)
     broad_exact = broad <= broad_cap
     if broad <= cap:
         return tiers[0], broad, broad, broad_exact
@@ -184,7 +204,7 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=
     for tier in tiers[1:]:
         if unfiltered and tier == tiers[-1]:
             return tier, broad, None, broad_exact  # the last resort: its scan counts it
-        n = count(db, tier, cap)
+        n = count(db, tier, cap, window=window)
         if n < max(limit, 1):
             break
         rank_match, rank_count = tier, n
@@ -193,34 +213,36 @@ def choose_tier(db, tiers: list[str], limit: int, unfiltered: bool = False, cut=
     if rank_count > cap and cut is not None:
         cands = cut()
         if cands is not None:
-            broad = count(db, tiers[0], 2 * len(cands))
+            broad = count(db, tiers[0], 2 * len(cands), window=window)
             return tiers[0], broad, len(cands), broad <= 2 * len(cands), cands
     if rank_count > cap:
         # no tier is both small and full: the one chosen is scanned in full anyway, so count
         # it (and the broad tier, so that `partial` stays exact) in full as well
         if not broad_exact:
-            broad, broad_exact = count(db, tiers[0]), True
-        rank_count = broad if rank_match == tiers[0] else count(db, rank_match)
+            broad, broad_exact = count(db, tiers[0], window=window), True
+        rank_count = broad if rank_match == tiers[0] else count(db, rank_match, window=window)
     return rank_match, broad, rank_count, broad_exact
 
 
-def _rowids(db, expr: str, cap: int) -> list[int]:
-    return [r for (r,) in db.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? LIMIT ?", (expr, cap + 1))]
+def _rowids(db, expr: str, cap: int, window) -> list[int]:
+    above = within(window)
+    return [r for (r,) in db.execute(f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?{above} LIMIT ?",
+                                     (expr, cap + 1))]
 
 
-def cut_candidates(db, units: list[str], extra: str, limit: int) -> list[int] | None:
+def cut_candidates(db, units: list[str], extra: str, limit: int, window=None) -> list[int] | None:
     """The candidate cut (`ranking.USE_CUT`), MaxScore's split of a query: its rarest units, up to
     CUT_RARE_MAX notes holding them, are essential (every note holding one is a candidate: a rare
     word weighs most under BM25), and of the common ones a note must hold all but `drop`, for drop
     0, 1, 2, ... until there are CUT_MIN candidates. The rowids, or None when no level fits."""
-    dfs = [len(_rowids(db, unit, ranking.CUT_MAX)) for unit in units]
+    dfs = [len(_rowids(db, unit, ranking.CUT_MAX, window)) for unit in units]
     rare, held = [], 0
     for i in sorted(range(len(units)), key=lambda i: (dfs[i], i)):
         if held + dfs[i] > ranking.CUT_RARE_MAX:
             break
         rare.append(i)
         held += dfs[i]
-    found: set[int] = set(_rowids(db, " OR ".join(f"({units[i]})" for i in rare) + extra, ranking.CUT_MAX)) \
+    found: set[int] = set(_rowids(db, " OR ".join(f"({units[i]})" for i in rare) + extra, ranking.CUT_MAX, window)) \
         if rare else set()
     common = [u for i, u in enumerate(units) if i not in rare]
     n, queries, last = len(common), 0, found
@@ -233,13 +255,38 @@ def cut_candidates(db, units: list[str], extra: str, limit: int) -> list[int] | 
             break
         level = set(found)
         for combo in combos:
-            level.update(_rowids(db, " AND ".join(f"({common[i]})" for i in combo) + extra, ranking.CUT_MAX))
+            level.update(_rowids(db, " AND ".join(f"({common[i]})" for i in combo) + extra, ranking.CUT_MAX, window))
             if len(level) > ranking.CUT_MAX:
                 break
         if len(level) > ranking.CUT_MAX:
             break
         last = level
     return sorted(last) if len(last) >= max(limit, 1) else None
+
+
+def _window(db, broad: str, units: list[str]):
+    """((the lowest rowid ranked, the older notes holding a rare word of the question), how many older
+    notes match and are not ranked) when `broad` matches over `limits.RANKED_NOTES` notes, else
+    (None, 0). Asked only when no tier of the question is small enough to rank in full: the recall
+    then answers as if the index held only the newest RANKED_NOTES notes its question matches (a
+    million-line shard whose every note matched cost a recall 12 s), and every older note that holds
+    one of its rare `units` (at most `WINDOW_RARE_MAX` notes hold it: under BM25 a rare word weighs
+    most), and counts the rest as `unranked`. A question with a narrow tier, and every ledger
+    measured here, is ranked exactly."""
+    if (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) <= RANKED_NOTES:
+        return None, 0
+    row = db.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                     (broad, RANKED_NOTES - 1)).fetchone()
+    if row is None:
+        return None, 0
+    floor = row[0]
+    rare: set[int] = set()
+    for unit in units:
+        held = _rowids(db, f"({broad}) AND ({unit})", WINDOW_RARE_MAX, None)
+        if len(held) <= WINDOW_RARE_MAX:
+            rare.update(r for r in held if r < floor)
+    older = db.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ? AND rowid < ?", (broad, floor)).fetchone()[0]
+    return (floor, tuple(sorted(rare))), older - len(rare)
 
 
 def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
@@ -262,17 +309,30 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
         else:
             assert ask.text is not None  # a broad match is made from the text
             tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
-            cutter = None
+            window: tuple[int, tuple[int, ...]] | None = None
+            unranked = 0
+            cutter = cutter_at = None
             if cut and ranking.USE_CUT and ask.accounting in ranking.CUT_ACCOUNTING and not (
                     ask.kinds or ask.tags or ask.paths):
                 units, extra = tier_units(ask.text)
                 if len(units) > 1:
-                    cutter = lambda: cut_candidates(db, units, extra, ask.limit)  # noqa: E731
+                    def cutter_at(window):
+                        return lambda: cut_candidates(db, units, extra, ask.limit, window)
+                    cutter = cutter_at(None)
             counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter)
+            if len(counts) == 4 and (counts[2] is None or counts[2] > RANKED_NOTES):
+                # no tier small enough to rank in full: rank the newest notes the question matches
+                window, unranked = _window(db, ask.broad, tier_units(ask.text)[0])
+                if window is not None:
+                    counts = choose_tier(db, tiers, ask.limit, unfiltered,
+                                         None if cutter_at is None else cutter_at(window), window)
             if len(counts) == 5:
                 cands = counts[4]
                 counts = counts[:4]
-                return Plan(ask, params, base, near, included, score, order, [ask.broad], *counts, cut=cands)
+                return Plan(ask, params, base, near, included, score, order, [ask.broad], *counts, cut=cands,
+                            window=window, unranked=unranked)
+            return Plan(ask, params, base, near, included, score, order, tiers, *counts, window=window,
+                        unranked=unranked)
     else:
         tiers, counts = [], (None, 0, 0, True)
         if near:

@@ -7,15 +7,17 @@ and what its state or scope excluded (with the ids), and the text form always en
 from __future__ import annotations
 
 from ...base.errors import LIBRARY_TERMS, Terms
+from ...base.limits import RANKED_NOTES
 from ...base.records import Record, field
 from ..frames import index_line
+from ..index.background import unread_phrase
 from ..storage.model import Note
 
 EXCLUSION_ORDER = ("active", "revoked", "superseded", "stale", "expired", "other scope")
 # What shows the rest of a recall, in the caller's terms (`errors.Terms.phrase`): the result names the
 # hint (`RecallResult.hint`), each door words it.
 HINTS = {"more_states": "{set:include_all} to include", "more_lines": "raise {field:limit} to see more",
-         "full_recall": "run {verb:recall} to see it"}
+         "full_recall": "run {verb:recall} to see it", "unread": "{verb:reindex} reads it now"}
 
 
 class RecallHit(Record):
@@ -54,6 +56,9 @@ class RecallResult(Record):
     partial: int = 0  # broad queries on big ledgers: notes matching outside the ranked tier (unfiltered)
     partial_exact: bool = True  # False: `partial` is a lower bound (the broad match was not counted in full)
     usage_warning: str | None = None  # set by `Memory.recall` when the usage log could not be written
+    unread: tuple[int, int] = (0, 0)  # (bytes, shards) of the ledger not indexed yet (`Index.unread`): not searched
+    unread_failure: str | None = None  # why the background read of the rest failed, if it did
+    unranked: int = 0  # notes that matched past `limits.RANKED_NOTES` (older than those ranked): not ranked
 
     @property
     def counted(self) -> bool:
@@ -101,7 +106,14 @@ class RecallResult(Record):
             at_least = "" if self.partial_exact else "at least "
             text += f"; {at_least}{self.partial} more match loosely (not every word, or not in a title or tag), unranked"
         hint = self.hint
-        return text + (" — " + terms.phrase(HINTS[hint]) if hint else "")
+        text += " — " + terms.phrase(HINTS[hint]) if hint else ""
+        if self.unranked:
+            text += (f"; {self.unranked} older notes match its words and were not ranked (past {RANKED_NOTES:,} matches a "
+                     "recall ranks the newest, and those holding a rare word of the question) — a narrower question "
+                     "ranks them")
+        if self.unread[0]:
+            text += f"; {unread_phrase(self.unread, self.unread_failure)} — " + terms.phrase(HINTS["unread"])
+        return text
 
     def render_text(self, terms: Terms = LIBRARY_TERMS) -> str:
         lines = [h.line() for h in self.hits]
@@ -122,4 +134,5 @@ class RecallResult(Record):
                          "ids_listed": self.ids_listed},
             "summary": self.footer(terms), "hint": self.hint, "counted": self.counted, "partial": self.partial,
             "partial_exact": self.partial_exact, "excluded_counted": self.excluded_counted,
+            "unread": {"bytes": self.unread[0], "shards": self.unread[1]}, "unranked": self.unranked,
         }

@@ -67,10 +67,10 @@ def _note_partial(db, plan, result, rank_match, rank_count=None) -> None:
     elif rank_match == plan.tiers[0]:
         return
     if rank_count is None:
-        rank_count = count(db, rank_match)
+        rank_count = count(db, rank_match, window=plan.window)
     broad_count, broad_exact = plan.broad_count, plan.broad_exact
     if not broad_exact and rank_count >= broad_count:
-        broad_count, broad_exact = count(db, plan.tiers[0]), True  # the lower bound would not hold
+        broad_count, broad_exact = count(db, plan.tiers[0], window=plan.window), True  # the lower bound would not hold
     result.partial, result.partial_exact = broad_count - rank_count, broad_exact
 
 
@@ -333,7 +333,8 @@ def choose_scan(index, plan):
             return got
 
         full = plan_recall(index, plan.ask, cut=False)
-        again = RecallResult(query=result.query, filters=result.filters, accounting=result.accounting)
+        again = RecallResult(query=result.query, filters=result.filters, accounting=result.accounting,
+                             unread=result.unread, unread_failure=result.unread_failure, unranked=full.unranked)
         return _choose_scan(index, full)(index, full, again)
     return cut_or_broad
 
@@ -341,7 +342,7 @@ def choose_scan(index, plan):
 def _choose_scan(index, plan):
     ask = plan.ask
     one_scan = plan.rank_count is None or plan.rank_count <= SINGLE_PASS_MAX
-    if ask.accounting == "full" and plan.tiers and SINGLE_PASS_MAX >= 0 and one_scan:
+    if ask.accounting == "full" and plan.tiers and SINGLE_PASS_MAX >= 0 and one_scan and plan.window is None:
         plan.meta = index.note_meta()  # a caller asking again, on a ledger small enough: rank from memory
         if plan.meta is not None:
             return scan_in_memory

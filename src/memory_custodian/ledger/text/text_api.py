@@ -48,16 +48,13 @@ def _export_target(notes, path) -> str:
 
 
 def _current_index(notes):
-    """The index, caught up, when it exists and only needs catching up (several times cheaper than a
-    replay at 75k notes); None when there is none (a fresh clone in CI) or it would need a rebuild
-    (`Index.plan`), so that an export never pays for building one."""
+    """The index, caught up, when it exists and holds the whole ledger (several times cheaper than a
+    replay at 75k notes); None when there is none (a fresh clone in CI) or it holds part of a big
+    backlog (`Index.unread`), so that an export never waits for building one."""
     if not os.path.exists(os.path.join(notes.memory_dir, fsutil.CACHE_DIR, INDEX_FILE)):
         return None
     index = notes.index()
-    if index.plan()[0] == "rebuild":
-        return None
-    index.catch_up()
-    return index
+    return None if index.unread()[0] else index
 
 
 def _current_notes(notes) -> list:

@@ -1,0 +1,178 @@
+"""Reading the shards' new lines into the index: appended events, and the notes they touch folded again.
+
+`grow` reads what each shard gained since the index last read it, at most one step of it when it
+is given a budget (`shard_span.py`); the detached process (`detached_build.py`) takes step after
+step until none is left. Each note touched is folded again from all its events
+the index keeps, with the same pure function replay uses, so an index grown step by step equals
+a rebuild. The SQL runs per batch, not per event: a step of 10,000 lines is a few dozen statements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..storage.fold import fold_note_events
+from ..storage.model import Note
+from ..storage.store import parse_lines
+from .index_rows import (
+    FTS_COLUMN_LIST,
+    INSERT_FTS,
+    INSERT_META,
+    INSERT_TEXT,
+    STORED_FTS,
+    UPSERT_EVENT,
+    fts_row,
+    no_text_row,
+    note_row_parts,
+    note_skipped,
+    rows_at,
+)
+
+BATCH = 2000  # ids per `json_each` list in one statement
+
+
+def fits(ledger, budget: tuple[int, int]) -> bool:
+    """Whether the whole ledger is within one step's `budget` (lines, bytes)."""
+    max_lines, max_bytes = budget
+    paths = ledger.shards()
+    if sum(os.path.getsize(p) for p in paths) > max_bytes:
+        return False
+    lines = 0
+    for path in paths:
+        with open(path, "rb") as fh:
+            lines += fh.read().count(b"\n")
+    return lines <= max_lines
+
+
+def grow(index, work, budget: tuple[int, int] | None = None) -> tuple[dict, tuple[int, int]] | None:
+    """Read the shards' new lines (`Index.plan`'s work; at most `budget`: lines, bytes) and fold the
+    notes they touch. Returns (the result, (bytes, shards) left unread), or None when a shard is not a
+    pure append (the caller rebuilds)."""
+    from .shard_span import read_span  # only when shards grew: hashlib's OpenSSL is a hook's start-up cost
+
+    db = index.db
+    max_lines, max_bytes = budget if budget is not None else (None, None)
+    new_events: list[dict] = []
+    shard_rows = []
+    unread = shards_left = 0
+    for item in work:
+        name, path, st, consumed, lines = item[:5]
+        if max_lines is not None and max_bytes is not None and (max_lines <= 0 or max_bytes <= 0):
+            unread += st.st_size - consumed
+            shards_left += 1
+            continue
+        span = read_span(path, consumed, item[5] if consumed else None, max_lines, max_bytes)
+        if span is None:
+            return None
+        evs, _, probs, _ = parse_lines(index.ledger.rel(path), span.data, start_line=lines + 1, raw=True)
+        note_skipped(db, name, probs, reset=not consumed)
+        new_events.extend(evs)
+        # a shard read only part way is stored as if it ended there, so the next plan reads on
+        size = span.size if span.whole else span.consumed
+        shard_rows.append((name, size, st.st_mtime_ns, span.consumed, span.digest, lines + span.lines))
+        if max_lines is not None and max_bytes is not None:
+            max_lines -= span.lines
+            max_bytes -= span.consumed - consumed
+        if not span.whole:
+            unread += span.size - span.consumed
+            shards_left += 1
+    refold(db, insert_events(db, new_events))
+    db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?, ?, ?, ?)", shard_rows)
+    return {"mode": "incremental", "events": len(new_events)}, (unread, shards_left)
+
+
+def _batches(values: list[str]):
+    for start in range(0, len(values), BATCH):
+        yield json.dumps(values[start:start + BATCH])
+
+
+def insert_events(db, events: list[dict]) -> set[str]:
+    """Store `events` (of two copies of one id the smaller canonical line stays); the notes to fold
+    again: theirs, and every note of a txn they belong to or waive."""
+    db.executemany(UPSERT_EVENT, [(ev["id"], ev["note"], ev["at"], ev["txn"], ev["txn_n"], ev["_line"])
+                                  for ev in events])
+    affected = {ev["note"] for ev in events}
+    txns = {ev["txn"] for ev in events}
+    waived = sorted({t for ev in events if ev["op"] == "forget" for t in ev.get("stripped", ())})
+    db.executemany("INSERT OR IGNORE INTO waived VALUES (?)", [(t,) for t in waived])
+    txns.update(waived)
+    for batch in _batches(sorted(txns)):
+        affected.update(r[0] for r in db.execute(
+            "SELECT DISTINCT note FROM events WHERE txn IN (SELECT value FROM json_each(?))", (batch,)))
+    return affected
+
+
+def broken_txns(db, notes: list[str] | None) -> set[str]:
+    """The txns with events missing (not waived by a `forget`): of `notes`, or of every note (None)."""
+    having = "GROUP BY txn HAVING count(*) < max(txn_n) AND txn NOT IN (SELECT txn FROM waived)"
+    if notes is None:
+        return {r[0] for r in db.execute(f"SELECT txn FROM events {having}")}
+    out: set[str] = set()
+    for batch in _batches(notes):
+        out.update(r[0] for r in db.execute(
+            "SELECT txn FROM events WHERE txn IN (SELECT DISTINCT txn FROM events WHERE note IN "
+            f"(SELECT value FROM json_each(?))) {having}", (batch,)))
+    return out
+
+
+def refold(db, notes) -> None:
+    """Fold `notes` again from the events kept, and store them (a note with no event left is removed)."""
+    notes = sorted(notes)
+    broken = broken_txns(db, notes)
+    for batch in _batches(notes):
+        lines: dict[str, list[dict]] = {}
+        for note_id, line in db.execute("SELECT note, line FROM events WHERE note IN (SELECT value FROM json_each(?)) "
+                                        "ORDER BY note, at, id", (batch,)):
+            ev = json.loads(line)
+            if ev["txn"] not in broken:
+                lines.setdefault(note_id, []).append(ev)
+        stored = dict(db.execute("SELECT id, rowid FROM notes WHERE id IN (SELECT value FROM json_each(?))", (batch,)))
+        fresh = []
+        for note_id in json.loads(batch):
+            evs = lines.get(note_id, [])
+            note, _ = fold_note_events(evs)
+            if note_id in stored:
+                put_note(db, note_id, note, stored[note_id])
+            elif note is not None:
+                fresh.append((evs[0]["at"], note_id, note))
+        _insert_new(db, [note for *_, note in sorted(fresh, key=lambda f: (f[0], f[1]))])
+
+
+def _insert_new(db, notes: list[Note]) -> None:
+    """Store notes the index did not hold (oldest first: by their first event, then id, as a rebuild
+    numbers them, so the highest rowids are the newest notes read), numbered on from its last row."""
+    if not notes:
+        return
+    last = db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0
+    rows = [rows_at(last + i, note_row_parts(note)) for i, note in enumerate(notes, 1)]
+    db.executemany(INSERT_META, [r[0] for r in rows])
+    db.executemany(INSERT_TEXT, [r[1] for r in rows])
+    db.executemany(INSERT_FTS, [r[2] for r in rows])
+    db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", [t for r in rows for t in r[3]])
+    db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", [p for r in rows for p in r[4]])
+
+
+def put_note(db, note_id: str, note: Note | None, rowid: int | None = None) -> None:
+    """Replace (or, `note` None, remove) the stored note at `rowid`; a note not stored is added."""
+    if rowid is not None:
+        stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
+        if stored is None:  # a note row without its text: pages that were never written together
+            raise no_text_row(note_id)
+        text = fts_row(stored)
+        marks = ", ".join("?" * len(text))
+        db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
+        for table in ("notes", "note_text"):
+            db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+        for table in ("note_tags", "note_paths"):
+            db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
+    else:
+        rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+    if note is None:
+        return
+    meta, text, fts, tags, prefixes = rows_at(rowid, note_row_parts(note))
+    db.execute(INSERT_META, meta)
+    db.execute(INSERT_TEXT, text)
+    db.execute(INSERT_FTS, fts)
+    db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
+    db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
