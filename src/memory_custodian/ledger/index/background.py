@@ -22,8 +22,8 @@ SHOWN_FAILURE = 300
 STALE_S = 600
 # One step of the detached build: bigger than a command's (no one waits for it), small enough that
 # a step's memory stays far under the 500 MB bound and a command that must write the index (a
-# write, a merge under the build) waits for one step, about 2 s, at most.
-STEP_LINES, STEP_BYTES = 20_000, 16 * 1_048_576
+# write, a merge under the build) waits for one step at most (2-3 s at 74,900 notes).
+STEP_LINES, STEP_BYTES = 10_000, 8 * 1_048_576
 
 
 def marker(memory_dir: str) -> str:

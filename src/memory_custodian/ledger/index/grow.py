@@ -128,15 +128,36 @@ def refold(db, notes) -> None:
             if ev["txn"] not in broken:
                 lines.setdefault(note_id, []).append(ev)
         stored = dict(db.execute("SELECT id, rowid FROM notes WHERE id IN (SELECT value FROM json_each(?))", (batch,)))
+        _remove(db, stored)
         fresh = []
         for note_id in json.loads(batch):
             evs = lines.get(note_id, [])
             note, _ = fold_note_events(evs)
             if note_id in stored:
-                put_note(db, note_id, note, stored[note_id])
+                put_note(db, note_id, note, stored[note_id], removed=True)
             elif note is not None:
                 fresh.append((evs[0]["at"], note_id, note))
         _insert_new(db, [note for *_, note in sorted(fresh, key=lambda f: (f[0], f[1]))])
+
+
+def _remove(db, stored: dict[str, int]) -> None:
+    """Take the stored rows of notes about to be stored again out of every table, in one statement a
+    table: tags and paths are keyed by tag and prefix, so a delete by note reads the whole table, and
+    one a note made a catch-up of 20,000 lines quadratic (28 s a step at 74,900 notes)."""
+    if not stored:
+        return
+    for note_id, rowid in stored.items():
+        row = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
+        if row is None:  # a note row without its text: pages that were never written together
+            raise no_text_row(note_id)
+        text = fts_row(row)
+        marks = ", ".join("?" * len(text))
+        db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
+    rowids = json.dumps(sorted(stored.values()))
+    for table in ("notes", "note_text"):
+        db.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT value FROM json_each(?))", (rowids,))
+    for table in ("note_tags", "note_paths"):
+        db.execute(f"DELETE FROM {table} WHERE note IN (SELECT value FROM json_each(?))", (rowids,))
 
 
 def _insert_new(db, notes: list[Note]) -> None:
@@ -153,9 +174,10 @@ def _insert_new(db, notes: list[Note]) -> None:
     db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", [p for r in rows for p in r[4]])
 
 
-def put_note(db, note_id: str, note: Note | None, rowid: int | None = None) -> None:
-    """Replace (or, `note` None, remove) the stored note at `rowid`; a note not stored is added."""
-    if rowid is not None:
+def put_note(db, note_id: str, note: Note | None, rowid: int | None = None, removed: bool = False) -> None:
+    """Replace (or, `note` None, remove) the stored note at `rowid`; a note not stored is added.
+    `removed`: its old rows are gone already (`_remove`)."""
+    if rowid is not None and not removed:
         stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
         if stored is None:  # a note row without its text: pages that were never written together
             raise no_text_row(note_id)
@@ -166,7 +188,7 @@ def put_note(db, note_id: str, note: Note | None, rowid: int | None = None) -> N
             db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
         for table in ("note_tags", "note_paths"):
             db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
-    else:
+    elif rowid is None:
         rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
     if note is None:
         return
