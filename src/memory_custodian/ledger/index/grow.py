@@ -134,7 +134,7 @@ def refold(db, notes) -> None:
             evs = lines.get(note_id, [])
             note, _ = fold_note_events(evs)
             if note_id in stored:
-                put_note(db, note_id, note, stored[note_id], removed=True)
+                _put_again(db, stored[note_id], note)
             elif note is not None:
                 fresh.append((evs[0]["at"], note_id, note))
         _insert_new(db, [note for *_, note in sorted(fresh, key=lambda f: (f[0], f[1]))])
@@ -174,22 +174,8 @@ def _insert_new(db, notes: list[Note]) -> None:
     db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", [p for r in rows for p in r[4]])
 
 
-def put_note(db, note_id: str, note: Note | None, rowid: int | None = None, removed: bool = False) -> None:
-    """Replace (or, `note` None, remove) the stored note at `rowid`; a note not stored is added.
-    `removed`: its old rows are gone already (`_remove`)."""
-    if rowid is not None and not removed:
-        stored = db.execute(STORED_FTS + " WHERE t.rowid = ?", (rowid,)).fetchone()
-        if stored is None:  # a note row without its text: pages that were never written together
-            raise no_text_row(note_id)
-        text = fts_row(stored)
-        marks = ", ".join("?" * len(text))
-        db.execute(f"INSERT INTO notes_fts(notes_fts, rowid, {FTS_COLUMN_LIST}) VALUES ('delete', {marks})", text)
-        for table in ("notes", "note_text"):
-            db.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
-        for table in ("note_tags", "note_paths"):
-            db.execute(f"DELETE FROM {table} WHERE note = ?", (rowid,))
-    elif rowid is None:
-        rowid = (db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0) + 1
+def _put_again(db, rowid: int, note: Note | None) -> None:
+    """Store `note` at the `rowid` it had (`_remove` took its old rows out); None: it stays removed."""
     if note is None:
         return
     meta, text, fts, tags, prefixes = rows_at(rowid, note_row_parts(note))

@@ -4,7 +4,9 @@ It remembers, per shard, how many bytes it has read and a hash of them. When sha
 reads just the new lines and re-folds the notes they touch from the events it keeps; anything
 else (a rewrite, a removed shard, a merge that inserted lines) rebuilds it. Deleting it is
 always safe. Both paths fold each note with the same pure function replay uses, so an index
-caught up incrementally equals a fresh rebuild.
+caught up incrementally equals a fresh rebuild. A command reads at most one step of what it has
+not read (`catch_up`'s budget, `limits.INDEX_LINES_PER_COMMAND`) and a detached process reads the
+rest (`background.py`); `unread` says what is left, and every answer says it too.
 """
 
 from __future__ import annotations
