@@ -305,3 +305,18 @@ def test_a_reindex_past_the_bulk_size_reads_in_steps_and_equals_one_pass(tmp_pat
     assert result["notes"] == len(expected) and result["shards"] == 2
     assert len(seen) > 3 and seen[-1] == 1.0 and seen == sorted(seen)
     whole.close()
+
+
+def test_while_a_build_reads_on_the_hooks_answer_from_what_it_has_read(partial):
+    from test_hooks import context_of, payload
+
+    from memory_custodian.agents.hooks import run_hook
+
+    mem, _, _ = partial
+    root = mem.root
+    mem.recall("cache")  # one step read: part of the ledger is indexed
+    open(background.marker(mem.memory_dir_str), "w").close()  # a build reading on (just started)
+    told = context_of(run_hook("claude", "UserPromptSubmit", payload("claude", "UserPromptSubmit", root,
+                                                                   prompt="who said never push to main?")),
+                      "UserPromptSubmit")
+    assert "recall is still being indexed" not in told and "is not indexed yet" in told

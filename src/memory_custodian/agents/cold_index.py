@@ -3,8 +3,9 @@
 A session-start hook that finds no index (`.cache/` is never committed) sends the curated files and
 the directives, read without one (`ledger/cold_start.py`), and starts the detached process that
 builds it (`ledger/index/background.py`, which every command also starts when it leaves lines
-unread). Until that process is done the prompt and file hooks send no recall lines and say why,
-instead of blocking on the build. A small ledger (under `COLD_BYTES` of shards, built in well under
+unread). Until there is an index to read the prompt and file hooks send no recall lines and say
+why, instead of blocking on the build; while the build reads on they answer from what it has read
+so far and say what they could not search. A small ledger (under `COLD_BYTES` of shards, built in well under
 a second) is indexed in the hook itself, as before.
 """
 
@@ -31,6 +32,16 @@ def cold(memory) -> bool:
     if not index_is_cold(memory.memory_dir_str):
         return False
     return sum(st.st_size for st in Ledger(memory.memory_dir_str).shard_stats().values()) >= COLD_BYTES
+
+
+def unbuilt(memory) -> bool:
+    """Whether a prompt or file hook must answer without recall: no index yet, too much to read in
+    the hook, and no build reading it (the build is started here, then). While a build runs the
+    hooks answer from what it has read so far, and say what they could not search."""
+    if building(memory) or not cold(memory):
+        return False
+    start_building(memory)
+    return True
 
 
 def start_building(memory) -> None:

@@ -293,9 +293,9 @@ def _on_prompt(memory, state, prompt: str, task: str, now, limit: int, problems:
         state.data["repack"] = False
         # the prompt's own lines follow in the same output: leave them room under the host's cap
         blocks.append(_pack_block(memory, state, task, problems, limit - PROMPT_BLOCK_CHARS, measure, terms))
-    from .cold_index import WAITING, cold
+    from .cold_index import WAITING, unbuilt
 
-    if prompt.strip() and cold(memory):
+    if prompt.strip() and _guarded(problems, "background indexing", unbuilt, memory):
         blocks.append(f"memory-custodian · {WAITING}.")
     elif prompt.strip():
         lines_block = _guarded(problems, "ledger notes", _prompt_lines, memory, state, prompt)
@@ -354,11 +354,11 @@ def _fit_turn_budget(state, notes, render, *, full: bool) -> tuple[list[str], in
 # ---- file about to be touched: its gotchas in full ---------------------------------------------
 
 def _on_file(memory, state, paths: list[str], limit: int, terms=None) -> str:
-    from .cold_index import WAITING, cold
+    from .cold_index import WAITING, unbuilt
 
     if not paths:
         return ""
-    if cold(memory):
+    if unbuilt(memory):
         return f"memory-custodian · gotchas for these files: {WAITING}."
     # An agent reads a file, then edits it, then edits it again: when nothing changed in the
     # ledger since everything for these paths was shown, skip the query altogether.
