@@ -320,3 +320,14 @@ def test_while_a_build_reads_on_the_hooks_answer_from_what_it_has_read(partial):
                                                                    prompt="who said never push to main?")),
                       "UserPromptSubmit")
     assert "recall is still being indexed" not in told and "is not indexed yet" in told
+
+
+def test_the_viewer_lists_what_is_indexed_and_says_the_rest_is_not(partial):
+    from web_project import fetch, running
+
+    mem, _, _ = partial
+    page = mem.browse(limit=50)
+    assert page.unread and "is not indexed yet" in page.unread and page.to_dict()["unread"] == page.unread
+    with running(mem.root) as server:
+        status, _, html = fetch(server, "/ledger")
+    assert status == 200 and "Not all of the ledger is listed" in html and "is not indexed yet" in html

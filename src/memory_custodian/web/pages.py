@@ -98,7 +98,8 @@ def ledger_page(memory, params: dict, base: str) -> str:
         rows = [_note_row(n, s, base) for n, s in notes.notes]
         last = max(1, -(-notes.total // PAGE_SIZE))
         matches = "1 note matches" if notes.total == 1 else f"{notes.total} notes match"
-        body = (f"<p>{matches}, newest first; page {page} of {last}.</p>"
+        unread = f"<p class=warn>Not all of the ledger is listed: {esc(notes.unread)}.</p>" if notes.unread else ""
+        body = (unread + f"<p>{matches}, newest first; page {page} of {last}.</p>"
                 + _pager(base, params, page, page < last) + table(_HEAD, rows)
                 + _pager(base, params, page, page < last))
     return layout(base, "ledger", "Ledger", form + body)

@@ -29,10 +29,11 @@ class NotePage(Record):
     now: str
     notes: list[tuple[Note, str]] = field(default_factory=list)
     filters: dict[str, list[str]] = field(default_factory=dict)
+    unread: str | None = None  # what of the ledger the index has not read yet (`Index.unread_said`), if anything
 
     def to_dict(self) -> dict:
         return {"total": self.total, "offset": self.offset, "limit": self.limit, "filters": self.filters,
-                "now": self.now, "notes": [dict(n.to_dict(), state=s) for n, s in self.notes]}
+                "now": self.now, "notes": [dict(n.to_dict(), state=s) for n, s in self.notes], "unread": self.unread}
 
 
 def _one_of(name: str, values, allowed, params: dict, column: str) -> str:
@@ -82,4 +83,5 @@ def browse_notes(index, *, kinds=(), states=(), provenances=(), tags=(), paths=(
     total, notes = index.guarded(work)
     filters = {"kinds": list(kinds), "states": list(states), "provenances": list(provenances), "tags": list(tags),
                "paths": list(paths)}
-    return NotePage(notes=notes, total=total, offset=offset, limit=limit, filters=filters, now=now)
+    return NotePage(notes=notes, total=total, offset=offset, limit=limit, filters=filters, now=now,
+                    unread=index.unread_said() if index.unread()[0] else None)
