@@ -3,8 +3,9 @@
 A command reads at most its share of the shards (`limits.INDEX_LINES_PER_COMMAND`: `Index.catch_up`)
 and answers from what is indexed, saying what it has not read. What is left is read here, one
 bounded step per transaction (readers see each step as it commits, writers wait for one step at
-most), by one process at a time: its marker file `.cache/indexing` says it is running. A marker
-older than `STALE_S` (a build that died) no longer counts, and the next command starts another.
+most), by one process at a time: its marker file `.cache/indexing` names its pid. A marker whose
+process is gone, or that no step touched for `STALE_S`, no longer counts, and the next command
+starts another build.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ...base.limits import INDEX_LINES_PER_COMMAND
 MARKER = "indexing"
 FAILED = "indexing-failed"  # why the last detached build stopped, when it failed
 SHOWN_FAILURE = 300
-STALE_S = 600
+STALE_S = 120  # the build touches its marker every step (a step: seconds)
 # One step of the detached build: bigger than a command's (no one waits for it), small enough that
 # a step's memory stays far under the 500 MB bound and a command that must write the index (a
 # write, a merge under the build) waits for one step at most (2-3 s at 74,900 notes).
