@@ -331,3 +331,17 @@ def test_the_viewer_lists_what_is_indexed_and_says_the_rest_is_not(partial):
     with running(mem.root) as server:
         status, _, html = fetch(server, "/ledger")
     assert status == 200 and "Not all of the ledger is listed" in html and "is not indexed yet" in html
+
+
+def test_a_catch_up_that_folds_the_newest_note_again_numbers_new_notes_after_it(tmp_path):
+    """A supersede of the newest note: its txn folds that note again and adds one, in one catch-up."""
+    mem = _project(tmp_path)
+    mem.remember("the first note")
+    newest = mem.remember("the newest note")
+    index = mem.index()  # caught up: the newest note holds the last rowid
+    mem.supersede(newest.id, "the newest note, replaced", reason="reworded")
+    index.catch_up()
+    fresh = Index(Ledger(mem.memory_dir_str))
+    fresh.rebuild()
+    assert _state(index) == _state(fresh)
+    fresh.close()

@@ -17,12 +17,10 @@ from ..storage.model import Note
 from ..storage.store import parse_lines
 from .index_rows import (
     FTS_COLUMN_LIST,
-    INSERT_FTS,
-    INSERT_META,
-    INSERT_TEXT,
     STORED_FTS,
     UPSERT_EVENT,
     fts_row,
+    insert_rows,
     no_text_row,
     note_row_parts,
     note_skipped,
@@ -129,15 +127,22 @@ def refold(db, notes) -> None:
                 lines.setdefault(note_id, []).append(ev)
         stored = dict(db.execute("SELECT id, rowid FROM notes WHERE id IN (SELECT value FROM json_each(?))", (batch,)))
         _remove(db, stored)
-        fresh = []
+        again, fresh = [], []
         for note_id in json.loads(batch):
             evs = lines.get(note_id, [])
             note, _ = fold_note_events(evs)
+            if note is None:
+                continue  # a note with no event left stays removed
             if note_id in stored:
-                _put_again(db, stored[note_id], note)
-            elif note is not None:
+                again.append((stored[note_id], note))
+            else:
                 fresh.append((evs[0]["at"], note_id, note))
-        _insert_new(db, [note for *_, note in sorted(fresh, key=lambda f: (f[0], f[1]))])
+        # a note new to the index is numbered on from its last row, oldest first (by its first event,
+        # then id, as a rebuild numbers them), so the highest rowids are the newest notes read
+        fresh.sort(key=lambda f: (f[0], f[1]))
+        _store(db, again)  # first: one of them may hold the last rowid
+        last = db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0
+        _store(db, [(last + i, note) for i, (*_, note) in enumerate(fresh, 1)])
 
 
 def _remove(db, stored: dict[str, int]) -> None:
@@ -160,27 +165,6 @@ def _remove(db, stored: dict[str, int]) -> None:
         db.execute(f"DELETE FROM {table} WHERE note IN (SELECT value FROM json_each(?))", (rowids,))
 
 
-def _insert_new(db, notes: list[Note]) -> None:
-    """Store notes the index did not hold (oldest first: by their first event, then id, as a rebuild
-    numbers them, so the highest rowids are the newest notes read), numbered on from its last row."""
-    if not notes:
-        return
-    last = db.execute("SELECT max(rowid) FROM notes").fetchone()[0] or 0
-    rows = [rows_at(last + i, note_row_parts(note)) for i, note in enumerate(notes, 1)]
-    db.executemany(INSERT_META, [r[0] for r in rows])
-    db.executemany(INSERT_TEXT, [r[1] for r in rows])
-    db.executemany(INSERT_FTS, [r[2] for r in rows])
-    db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", [t for r in rows for t in r[3]])
-    db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", [p for r in rows for p in r[4]])
-
-
-def _put_again(db, rowid: int, note: Note | None) -> None:
-    """Store `note` at the `rowid` it had (`_remove` took its old rows out); None: it stays removed."""
-    if note is None:
-        return
-    meta, text, fts, tags, prefixes = rows_at(rowid, note_row_parts(note))
-    db.execute(INSERT_META, meta)
-    db.execute(INSERT_TEXT, text)
-    db.execute(INSERT_FTS, fts)
-    db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", tags)
-    db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", prefixes)
+def _store(db, rows: list[tuple[int, Note]]) -> None:
+    """Store each (rowid, note) in every table."""
+    insert_rows(db, [rows_at(rowid, note_row_parts(note)) for rowid, note in rows])

@@ -146,6 +146,15 @@ def row_note(row) -> Note:
     return note
 
 
+def insert_rows(db, rows: list[tuple]) -> None:
+    """Store notes' rows, each as `rows_at` makes them, in one statement a table."""
+    db.executemany(INSERT_META, [r[0] for r in rows])
+    db.executemany(INSERT_TEXT, [r[1] for r in rows])
+    db.executemany(INSERT_FTS, [r[2] for r in rows])
+    db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", [t for r in rows for t in r[3]])
+    db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", [q for r in rows for q in r[4]])
+
+
 def no_text_row(note_id: str) -> sqlite3.DatabaseError:
     """A note listed without its text row: pages never written together, which `Index.guarded` repairs as
     damage (the words are SQLite's own for a bad page, so `index_file.damage` takes it as one)."""

@@ -17,13 +17,11 @@ from contextlib import contextmanager
 from ...base.fsutil import BINARY, read_at
 from ..storage.store import parse_lines
 from .index_rows import (
-    INSERT_FTS,
-    INSERT_META,
-    INSERT_TEXT,
     PAGE_CACHE_KIB,
     UPSERT_EVENT,
     canonical,
     clear_index,
+    insert_rows,
     note_skipped,
     rows_at,
 )
@@ -37,7 +35,7 @@ CHUNK_NOTES = 2000  # notes folded per task, and inserted per batch
 # of seconds at most, less than starting the workers would save.
 PARALLEL_MIN_EVENTS = 20000
 MAX_WORKERS = 4
-STEP_LINES, STEP_BYTES = 50_000, 32 * 1_048_576  # shard lines parsed at once: a step's memory, not the shard's
+PARSE_LINES, PARSE_BYTES = 50_000, 32 * 1_048_576  # shard lines parsed at once: memory holds these, not the shard
 
 
 def parallel_workers(events: int) -> int:
@@ -110,7 +108,7 @@ def _read_shards(index, shards, files: list[int], progress) -> tuple[list[tuple]
         name = os.path.basename(path)
         consumed, digest, lines = 0, None, 0
         while True:  # a step at a time: memory holds one step of lines, never the shard
-            span = read_span(path, consumed, digest, STEP_LINES, STEP_BYTES)
+            span = read_span(path, consumed, digest, PARSE_LINES, PARSE_BYTES)
             if span is None:
                 raise sqlite3.OperationalError(f"{index.ledger.rel(path)} was rewritten while the index read it; retry")
             evs, _, probs, _ = parse_lines(index.ledger.rel(path), span.data, start_line=lines + 1, raw=True)
@@ -170,26 +168,12 @@ def _note_chunks(keys: list[tuple], broken: set[str]) -> list[list[list[tuple]]]
 
 def _insert_notes(db, chunks, shards, files: list[int], workers: int, progress) -> int:
     """Fold the notes chunk by chunk and insert their rows; returns how many notes there are."""
-    batch_meta, batch_text, batch_fts, batch_tags, batch_paths = [], [], [], [], []
     n_notes = 0
     with _folding(chunks, shards, files, workers) as folded:
         for done, parts_list in enumerate(folded, 1):
-            for parts in parts_list:
-                n_notes += 1
-                meta, text, fts, tags, prefixes = rows_at(n_notes, parts)
-                batch_meta.append(meta)
-                batch_text.append(text)
-                batch_fts.append(fts)
-                batch_tags.extend(tags)
-                batch_paths.extend(prefixes)
             # one chunk at a time: bounded memory on large ledgers
-            db.executemany(INSERT_META, batch_meta)
-            db.executemany(INSERT_TEXT, batch_text)
-            db.executemany(INSERT_FTS, batch_fts)
-            db.executemany("INSERT OR IGNORE INTO note_tags VALUES (?, ?)", batch_tags)
-            db.executemany("INSERT OR IGNORE INTO note_paths VALUES (?, ?)", batch_paths)
-            for batch in (batch_meta, batch_text, batch_fts, batch_tags, batch_paths):
-                batch.clear()
+            insert_rows(db, [rows_at(n_notes + i, parts) for i, parts in enumerate(parts_list, 1)])
+            n_notes += len(parts_list)
             if progress:
                 progress(0.5 + 0.3 * done / len(chunks))
     return n_notes

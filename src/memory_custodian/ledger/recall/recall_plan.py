@@ -311,21 +311,19 @@ def plan_recall(index, ask: RecallQuery, cut: bool = True) -> Plan:
             tiers = match_tiers(ask.text, paths=tuple(ask.paths), broad=ask.broad)
             window: tuple[int, tuple[int, ...]] | None = None
             unranked = 0
-            cutter = cutter_at = None
-            if cut and ranking.USE_CUT and ask.accounting in ranking.CUT_ACCOUNTING and not (
-                    ask.kinds or ask.tags or ask.paths):
-                units, extra = tier_units(ask.text)
-                if len(units) > 1:
-                    def cutter_at(window):
-                        return lambda: cut_candidates(db, units, extra, ask.limit, window)
-                    cutter = cutter_at(None)
-            counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter)
+            units, extra = tier_units(ask.text)
+            cuts = cut and ranking.USE_CUT and ask.accounting in ranking.CUT_ACCOUNTING and len(units) > 1 and not (
+                ask.kinds or ask.tags or ask.paths)
+
+            def cutter(window=None):
+                return (lambda: cut_candidates(db, units, extra, ask.limit, window)) if cuts else None
+
+            counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter())
             if len(counts) == 4 and (counts[2] is None or counts[2] > RANKED_NOTES):
                 # no tier small enough to rank in full: rank the newest notes the question matches
-                window, unranked = _window(db, ask.broad, tier_units(ask.text)[0])
+                window, unranked = _window(db, ask.broad, units)
                 if window is not None:
-                    counts = choose_tier(db, tiers, ask.limit, unfiltered,
-                                         None if cutter_at is None else cutter_at(window), window)
+                    counts = choose_tier(db, tiers, ask.limit, unfiltered, cutter(window), window)
             if len(counts) == 5:
                 cands = counts[4]
                 counts = counts[:4]
