@@ -30,7 +30,7 @@ OWN = {
     ".ledger.index.grow": 218, ".ledger.index.in_force": 82,
     ".ledger.index.index": 231, ".ledger.index.index_file": 150,
     ".ledger.index.index_rows": 154, ".ledger.pack_sections": 119,
-    ".ledger.params": 184, ".ledger.recall": 56, ".ledger.recall.context": 72, ".ledger.recall.ranking": 639,
+    ".ledger.params": 184, ".ledger.recall": 56, ".ledger.recall.ranking": 639,
     ".ledger.recall.recall": 114, ".ledger.recall.recall_plan": 153, ".ledger.recall.recall_result": 130,
     ".ledger.recall.recall_scans": 206, ".ledger.recall.tiers": 69, ".ledger.storage": 53,
     ".ledger.storage.fold": 202, ".ledger.storage.ids": 251, ".ledger.storage.inputs": 195,

@@ -295,10 +295,11 @@ def build_server(memory) -> MCPServer:
 
 
 def _warm_up(memory) -> None:
-    """Catch the index up and begin the background read before the first call needs them. A fault
-    here is left for that call, which names it in its result (fail open, never silent)."""
+    """Catch the index up, begin the background read and prime the calls (`Memory.warm`) before the
+    first call needs them. A fault here is left for that call, which names it in its result (fail
+    open, never silent)."""
     with _CALL_LOCK, contextlib.suppress(Exception):  # the first tool call meets the same fault and reports it
-        memory.warm()
+        memory.warm(prime=True)
 
 
 def serve(memory) -> None:

@@ -313,9 +313,10 @@ class ViewerServer(HTTPServer):
 
 
 def _warm_up(memory) -> None:
-    """Begin the background read for fast recall; a fault is left for the first page, which shows it."""
+    """Begin the background read for fast recall and prime the pages' calls (`Memory.warm`); a fault is
+    left for the first page, which shows it."""
     with contextlib.suppress(Exception):  # the first page meets the same fault and says so
-        memory.warm()
+        memory.warm(prime=True)
 
 
 def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, allow_remote: bool = False,

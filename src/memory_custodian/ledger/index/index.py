@@ -181,7 +181,15 @@ class Index:
 
         The index is a cache (deleting it is always safe), so a bad page must cost one rebuild, not
         every command until someone deletes the file by hand. Other failures become one clear line.
+        While it runs, the background read of a long-lived caller (`warm.py`) gives way.
         """
+        warmer = self._warmer
+        if warmer is None:  # a one-shot process: nothing reads in the background
+            return self._guarded(work)
+        with warmer.foreground():
+            return self._guarded(work)
+
+    def _guarded(self, work):
         try:
             return work()
         except (sqlite3.Error, OSError) as exc:

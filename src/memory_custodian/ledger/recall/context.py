@@ -18,6 +18,7 @@ conversational set 0.633 -> 0.712 (test), the software set unchanged (0.710). We
 
 from __future__ import annotations
 
+import heapq
 from datetime import datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -49,8 +50,6 @@ def context_gains(rows) -> dict[str, float]:
     Only the CONTEXT_LENDERS best-scored notes lend: a note further down lends too little to lift
     another into view, and a recall parses a time only where it lends (a broad query at 8,541 notes
     matches ~1,900)."""
-    import heapq  # full-account recalls only: the hooks never load it
-
     by_time = sorted((r for r in rows if r[4]), key=_AT_ID)
     if len(by_time) < 2:
         return {}

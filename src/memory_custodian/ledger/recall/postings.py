@@ -26,19 +26,20 @@ from . import ranking
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WARM_MAX = 10000  # notes up to which the postings are kept in memory (~2 s to read at this size, ~15 MB)
 STEMS_MAX = 50000  # query words whose stems are remembered
+PAUSE_EVERY = 4096  # tokens read between two calls of `pause` (a background read gives way to calls there)
 
 
 class Postings:
     """term -> (rowids, weighted frequencies), each note's length, read from the index; each term's
     shares of the score (which depend on the average length) computed when first asked for."""
 
-    def __init__(self, db: sqlite3.Connection, notes: dict[int, str], forgotten):
+    def __init__(self, db: sqlite3.Connection, notes: dict[int, str], forgotten, pause=None):
         """`notes`: {rowid: note id} of every note the index holds, `forgotten` the rowids of the
-        forgotten ones (see `refresh`)."""
+        forgotten ones (see `refresh`); `pause()`, called between batches of tokens, may wait (`warm.py`)."""
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.notes_vocab USING fts5vocab(main, notes_fts, instance)")
         self.terms: dict[str, tuple[array, array]] = {}
         self.size: dict[int, int] = {}
-        self._add(db.execute("SELECT term, doc, col FROM temp.notes_vocab"))
+        self._add(db.execute("SELECT term, doc, col FROM temp.notes_vocab"), pause)
         self.rows = db.execute("SELECT count(*) FROM note_text").fetchone()[0]
         self.avgdl = sum(self.size.values()) / self.rows if self.rows else 1.0
         self.notes, self.forgotten = dict(notes), set(forgotten)
@@ -46,14 +47,16 @@ class Postings:
         self._stems: dict[str, str | None] = {}
         self._tokenizer: sqlite3.Connection | None = None
 
-    def _add(self, tokens) -> None:
+    def _add(self, tokens, pause=None) -> None:
         """Count (term, rowid, column) tokens in. fts5vocab lists a term's tokens together, so
-        only the current term needs a dict."""
+        only the current term needs a dict. `pause()`: called every PAUSE_EVERY tokens."""
         weights = {c: float(w) for c, w in zip(ranking.FTS_COLUMNS, ranking.bm25_weights())}
         size = self.size
         term: str | None = None
         docs: dict[int, float] = {}
-        for tok_term, doc, col in tokens:
+        for i, (tok_term, doc, col) in enumerate(tokens):
+            if pause is not None and not i % PAUSE_EVERY:
+                pause()
             if tok_term != term:
                 self._flush(term, docs)
                 term, docs = tok_term, {}
@@ -71,7 +74,7 @@ class Postings:
             docs = merged
         self.terms[term] = (array("q", docs.keys()), array("d", docs.values()))
 
-    def refresh(self, db: sqlite3.Connection, notes: dict[int, str], forgotten) -> bool:
+    def refresh(self, db: sqlite3.Connection, notes: dict[int, str], forgotten, pause=None) -> bool:
         """Catch up with an index that changed: notes added since are read in (through a scratch
         FTS5 table with the same tokenizer: the same tokens); False when anything else changed a
         note's text (a note forgotten, rowids renumbered by a rebuild) — then build anew."""
@@ -89,7 +92,7 @@ class Postings:
                                                        ids)]
                 t.executemany("INSERT INTO notes_text(rowid, title, body, tags_text, paths_text, subtokens) "
                               "VALUES (?, ?, ?, ?, ?, ?)", rows)
-            self._add(t.execute("SELECT term, doc, col FROM notes_text_vocab"))
+            self._add(t.execute("SELECT term, doc, col FROM notes_text_vocab"), pause)
             t.execute("DELETE FROM notes_text")
             self.rows = db.execute("SELECT count(*) FROM note_text").fetchone()[0]
             self.avgdl = sum(self.size.values()) / self.rows if self.rows else 1.0

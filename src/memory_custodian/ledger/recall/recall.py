@@ -12,7 +12,7 @@ from ...base.errors import InvalidInput
 from ..storage.ids import now_iso
 from ..storage.inputs import clean_limit, clean_paths, clean_tags, require_utf8
 from ..storage.model import KINDS, RECALL_DEFAULT_STATES, RECALL_STATES
-from . import context, ranking
+from . import ranking
 from .recall_plan import RecallQuery, plan_recall
 from .recall_result import RecallResult
 from .recall_scans import choose_scan
@@ -51,6 +51,8 @@ def check_query(query=None, *, kinds=(), tags=(), paths=(), states=(), limit=10,
         from .query_expand import build_expansion
 
         expansion = build_expansion(text, words)
+    if full:
+        from . import context  # the full account's re-ranking: a hook never loads it (nor `datetime`)
     return RecallQuery(text=text, words=words, broad=broad, expansion=expansion, context=full and context.USE_CONTEXT,
                        kinds=kinds, tags=tags, paths=paths,
                        near_paths=near_paths, exclude_ids=tuple(exclude_ids), states=tuple(states),

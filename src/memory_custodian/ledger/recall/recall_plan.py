@@ -235,7 +235,7 @@ def cut_candidates(db, units: list[str], extra: str, limit: int, window=None) ->
     CUT_RARE_MAX notes holding them, are essential (every note holding one is a candidate: a rare
     word weighs most under BM25), and of the common ones a note must hold all but `drop`, for drop
     0, 1, 2, ... until there are CUT_MIN candidates. The rowids, or None when no level fits."""
-    dfs = [len(_rowids(db, unit, ranking.CUT_MAX, window)) for unit in units]
+    dfs = [count(db, unit, ranking.CUT_MAX, window) for unit in units]  # counted in SQLite: no rowid reaches Python
     rare, held = [], 0
     for i in sorted(range(len(units)), key=lambda i: (dfs[i], i)):
         if held + dfs[i] > ranking.CUT_RARE_MAX:

@@ -13,7 +13,6 @@ import json
 from operator import itemgetter
 
 from . import ranking
-from .context import in_context
 from .recall_plan import EFFECTIVE_STATE, IN_SCOPE, count, plan_recall
 from .recall_result import RecallHit, RecallResult
 
@@ -203,12 +202,16 @@ def expanded(plan, scan):
 
 
 def scan_in_memory(index, plan, result):
+    from .context import in_context  # full-account scans only: a hook never loads it (nor `datetime`)
+
     # the metadata holds no NULLs (see Index.note_meta): plain item keys order as SQL's do
     return _rank_in_python(index, plan, result, in_context(plan, expanded(plan, memory_rows(index, plan))),
                            keys=(_ID, _RANK))
 
 
 def scan_sql_once(index, plan, result):
+    from .context import in_context  # as in scan_in_memory
+
     return _rank_in_python(index, plan, result, in_context(plan, expanded(plan, sql_rows(index, plan))))
 
 
