@@ -15,9 +15,11 @@ import os
 from .base.fsutil import path_property
 from .base.project import DEFAULT_MEMORY_DIR, find_project_root, require_memory_dir, resolve_memory_dir
 
-# what `warm(prime=True)` asks: a word no note is likely to hold, so the recall costs its plan and
-# no ranking, on any ledger
-PRIME_QUERY = "memorycustodianprime"
+# what `Memory.prime` loads: the modules a pack, a recall and an expand import on their first call
+# (`tests/test_warm_start.py` fails when a first call loads one more)
+PRIME_MODULES = (".curated.pack.reading", ".ledger.pack_sections", ".ledger.recall.recall",
+                 ".ledger.recall.recall_scans", ".ledger.recall.context", ".ledger.recall.query_expand",
+                 ".ledger.frames", ".ledger.results", ".base.skeleton", "unicodedata")
 
 
 class Memory:
@@ -329,18 +331,22 @@ class Memory:
         """The ledger's derived index, caught up with the shards (one connection per Memory, reused)."""
         return self._ledger_notes().index()
 
-    def warm(self, prime: bool = False) -> None:
+    def warm(self) -> None:
         """Begin reading, in the background, what fast recall keeps in memory (a long-lived caller at
-        its start: the MCP server, the viewer); no call waits for it (`ledger/index/warm.py`).
-
-        `prime`: also build one pack and run one recall, unlogged, their results dropped, so that the
-        first call a client makes costs what the next ones do: it found the modules those calls load
-        and the index's pages not yet read (at 749 notes the MCP server's first `memory_context` took
-        64.6 ms, the next ones 15.7)."""
+        its start: the MCP server, the viewer); no call waits for it (`ledger/index/warm.py`)."""
         self.index().warm()
-        if prime:
-            self.read("implementation", query=PRIME_QUERY)
-            self.recall(PRIME_QUERY, limit=1)
+
+    @staticmethod
+    def prime() -> None:
+        """Load the modules a pack, a recall and an expand load when first called, so that a long-lived
+        caller's first call costs what the next ones do (at 749 notes the MCP server's first
+        `memory_context` took 64.6 ms and the next ones 15.7, most of it the 31 modules the first loaded).
+        The servers call it before they read their first request (on a thread beside a first call,
+        it made that call 2x slower)."""
+        import importlib
+
+        for name in PRIME_MODULES:
+            importlib.import_module(name, __package__)
 
     def ledger(self):
         """The ledger's shards (`ledger.store.Ledger`)."""

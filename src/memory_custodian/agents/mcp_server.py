@@ -295,17 +295,18 @@ def build_server(memory) -> MCPServer:
 
 
 def _warm_up(memory) -> None:
-    """Catch the index up, begin the background read and prime the calls (`Memory.warm`) before the
-    first call needs them. A fault here is left for that call, which names it in its result (fail
-    open, never silent)."""
+    """Catch the index up and begin the background read before the first call needs them. A fault
+    here is left for that call, which names it in its result (fail open, never silent)."""
     with _CALL_LOCK, contextlib.suppress(Exception):  # the first tool call meets the same fault and reports it
-        memory.warm(prime=True)
+        memory.warm()
 
 
 def serve(memory) -> None:
     """Run over stdio until the client closes. Writes re-render the export mirror 3 s after the last
     one (under the call lock: a timed render never interleaves with a tool call), and on the way out."""
     memory.debounce_mirror(interval=3.0, lock=_CALL_LOCK)
+    # before the first request is read: loading them on a thread beside a first call slowed it 2x
+    memory.prime()
     threading.Thread(target=_warm_up, args=(memory,), name="memory-custodian-warm-up", daemon=True).start()
     try:
         build_server(memory).run("stdio")

@@ -313,10 +313,9 @@ class ViewerServer(HTTPServer):
 
 
 def _warm_up(memory) -> None:
-    """Begin the background read for fast recall and prime the pages' calls (`Memory.warm`); a fault is
-    left for the first page, which shows it."""
+    """Begin the background read for fast recall; a fault is left for the first page, which shows it."""
     with contextlib.suppress(Exception):  # the first page meets the same fault and says so
-        memory.warm(prime=True)
+        memory.warm()
 
 
 def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, allow_remote: bool = False,
@@ -331,6 +330,7 @@ def make_server(memory, *, host: str = "127.0.0.1", port: int = 0, truth=None, a
     try:
         if truth is not None:  # a bad truth file is refused now, not on the first visit of its page
             viewer.worker.submit(memory.evaluate, truth).result()
+        memory.prime()  # before the first page is asked for (`Memory.prime`)
         viewer.worker.submit(_warm_up, memory)  # on the worker, which owns the connection; no page waits for it
         return ViewerServer((host, port), viewer, quiet)
     except BaseException as exc:
