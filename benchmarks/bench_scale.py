@@ -1,7 +1,7 @@
 """What a big ledger costs the agent: hooks, recall, MCP and the viewer at 749, 7,490 and 74,900 notes,
 each figure as a ratio to the interpreter's own start-up, in one interleaved run.
 
-    python benchmarks/bench_scale.py [--sizes 749,7490,74900] [--runs 15] [--mcp-runs 30] [--out benchmarks/out]
+    python benchmarks/bench_scale.py [--sizes 749,7490,74900] [--runs 15] [--mcp-runs 30] [--settle 0] [--out benchmarks/out]
 
 The projects (make_corpus.py, seed 7, then `init`) are cached under OUT/scale-N and reused; the index
 is warmed before timing. Fresh processes (the console script a host runs) are timed round-robin with
@@ -15,7 +15,9 @@ is warmed before timing. Fresh processes (the console script a host runs) are ti
 Long-lived processes: the MCP server over stdio (the official SDK client) — the first and the median
 `memory_context` and `memory_recall` against the ping; the viewer (`serve`) — `/` and
 `/ledger?q=QUESTION`, first and median, against `/style.css`. Then the index's size against the
-ledger's, and the growth per 10x of every median.
+ledger's, and the growth per 10x of every median. `--settle S`: the client and the browser wait S
+seconds after the server starts, as a host's first model turn does (0: they call at once, and the
+background read of what fast recall keeps, which gives way to calls, never gets a turn).
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def fresh(script: str, what: str, root: Path, run: int) -> float:
     return elapsed
 
 
-async def _mcp(root: Path, runs: int) -> dict:
+async def _mcp(root: Path, runs: int, settle: float = 0.0) -> dict:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -106,6 +108,7 @@ async def _mcp(root: Path, runs: int) -> dict:
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
+            await asyncio.sleep(settle)
             for _ in range(runs + 1):
                 for name in ("memory_recall", "memory_context", "ping"):  # a recall first: the issue's stall
                     start = time.perf_counter()
@@ -131,7 +134,7 @@ def _get(host: str, port: int, path: str) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def viewer(script: str, root: Path, runs: int) -> dict:
+def viewer(script: str, root: Path, runs: int, settle: float = 0.0) -> dict:
     proc = subprocess.Popen([script, "serve", "--port", "0", "--format", "json"], cwd=root, env=HOST_ENV,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -139,6 +142,7 @@ def viewer(script: str, root: Path, runs: int) -> dict:
         while lines[-1] and lines[-1].rstrip() != "}":
             lines.append(proc.stdout.readline())
         url = urlsplit(json.loads("".join(lines))["url"])
+        time.sleep(settle)
         pages = {"/style.css": "/style.css", "/": "/", "/ledger?q=": "/ledger?q=" + quote(QUESTION)}
         times: dict[str, list[float]] = {k: [] for k in pages}
         for _ in range(runs + 1):
@@ -179,6 +183,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--mcp-runs", type=int, default=30)
     ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--settle", type=float, default=0.0,
+                    help="seconds the MCP client and the viewer's browser wait after start, as a host's first turn does")
     ap.add_argument("--no-clone", action="store_true", help="skip the first session start after a clone")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -218,8 +224,8 @@ def main(argv=None) -> int:
     if clone:
         row("first session start after a clone", clone, "ms", floor)
     for n in sizes:
-        mcp = asyncio.run(_mcp(roots[n], args.mcp_runs))
-        web = viewer(str(script), roots[n], args.runs)
+        mcp = asyncio.run(_mcp(roots[n], args.mcp_runs, args.settle))
+        web = viewer(str(script), roots[n], args.runs, args.settle)
         ping = med(mcp["ping"][1:])
         print(f"\n{n:,} notes, long-lived processes (first call · median of the rest · first/median):")
         for name in ("memory_context", "memory_recall"):
