@@ -53,6 +53,25 @@ def test_init_never_takes_the_home_folder_by_default(tmp_path):
     assert not (home / "docs").exists()
 
 
+
+def test_a_nested_repository_never_uses_the_outer_projects_memory(tmp_path):
+    """A clone inside another project's checkout (or a submodule) is its own repository: its commands
+    found the outer memory folder and wrote notes into the outer ledger; now they stop at its top level."""
+    outer = repo(tmp_path / "outer")
+    assert run_cli("init", cwd=outer, as_typed=True).returncode == 0
+    assert run_cli("remember", "The outer note", cwd=outer / "docs", as_typed=True).returncode == 0  # a subfolder: found
+    ledger = outer / "docs" / "memory" / "ledger"
+    shards = {p.name: p.read_bytes() for p in ledger.glob("*.jsonl")}
+    inner = repo(outer / "vendor" / "lib")
+    proc = run_cli("remember", "An inner note", cwd=inner / ".", as_typed=True)
+    assert proc.returncode == 2 and "memory" in proc.stderr  # no memory folder of its own: said, not borrowed
+    assert {p.name: p.read_bytes() for p in ledger.glob("*.jsonl")} == shards
+    proc = run_cli("init", cwd=inner, as_typed=True)
+    assert proc.returncode == 0 and "memory folder is at" not in proc.stderr, proc.stderr
+    assert (inner / "docs/memory/manifest.md").is_file()
+    assert run_cli("remember", "An inner note", cwd=inner, as_typed=True).returncode == 0
+    assert {p.name: p.read_bytes() for p in ledger.glob("*.jsonl")} == shards
+
 # ---- a core file routed nowhere -------------------------------------------------------------------
 
 def test_an_empty_always_load_is_a_check_problem_and_a_line_in_the_pack(tmp_path):

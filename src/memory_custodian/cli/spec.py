@@ -67,8 +67,8 @@ def flag(name, help, dest=None) -> Opt:
 
 MEMORY = (
     opt("--project-root", type="folder", metavar="DIR",
-        help="Project root (default: the nearest ancestor holding docs/memory/manifest.md, else the current "
-             "directory)."),
+        help="Project root (default: the nearest ancestor holding docs/memory/manifest.md within this git "
+             "repository, else the current directory)."),
     opt("--memory-dir", metavar="DIR",
         help="Memory folder, relative to the project root; must stay under docs/ (default docs/memory)."),
 )
