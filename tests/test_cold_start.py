@@ -46,3 +46,16 @@ def test_the_directives_read_from_the_shards_are_those_a_full_replay_holds(proje
     found = cold_start.directive_notes(mem.memory_dir_str, mem.root_str, NOW)
     assert sorted((note.id, state) for note, state in found) == _replayed(mem)
     assert found[0][0].id == kept.id and len(found) == 3  # highest priority first; the revoked one gone
+
+
+def test_the_directive_lines_are_those_a_split_finds():
+    """`_directive_lines` searches a block for the directive key instead of splitting it (24-29 ms against
+    87-119 at 74,900 notes): the same lines, in order, however the block ends or the key repeats."""
+    from memory_custodian.ledger.index.cold_start import DIRECTIVE_KEY, _directive_lines
+
+    key = DIRECTIVE_KEY.decode()
+    lines = ['{"op":"create","kind":"finding"}', f'{{"op":"create",{key}}}', "", f'{{{key},"x":{{{key}}}}}',
+             '{"op":"revoke"}', f'{{"op":"create",{key},"note":"abcdefgh"}}']
+    for block in ("\n".join(lines), "\n".join(lines[:-1]), "\n".join(lines) + "\n", key, ""):
+        data = block.encode()
+        assert list(_directive_lines(data)) == [line for line in data.split(b"\n") if DIRECTIVE_KEY in line]

@@ -35,13 +35,25 @@ def _note_of(line: bytes) -> bytes | None:
     return line[at + len(NOTE_KEY):at + len(NOTE_KEY) + 8] if at >= 0 else None
 
 
+def _directive_lines(block: bytes):
+    """The lines of `block` that hold DIRECTIVE_KEY, found by searching for it rather than by splitting
+    the block into lines (at 74,900 notes: 24-29 ms against 87-119 for every shard)."""
+    at = block.find(DIRECTIVE_KEY)
+    while at >= 0:
+        start, end = block.rfind(b"\n", 0, at) + 1, block.find(b"\n", at)
+        yield block[start:] if end < 0 else block[start:end]
+        if end < 0:
+            return
+        at = block.find(DIRECTIVE_KEY, end)
+
+
 def directive_notes(memory_dir: str, root: str, now_iso: str) -> list[tuple]:
     """(note, state) of every directive in force (active or stale, in scope), highest priority first."""
     shards = Ledger(memory_dir).shards()
     # two passes over the bytes, a block at a time: a million-line shard must not sit in a hook's
     # memory, and a block with no directive (most of them) is passed over with one substring test
-    wanted = {_note_of(line) for path in shards for block in stream_blocks(path) if DIRECTIVE_KEY in block
-              for line in block.split(b"\n") if DIRECTIVE_KEY in line and b'"op":"create"' in line}
+    wanted = {_note_of(line) for path in shards for block in stream_blocks(path) for line in _directive_lines(block)
+              if b'"op":"create"' in line}
     keys = [NOTE_KEY + note + b'"' for note in wanted if note is not None]
     # a block holds one of these notes' events only if it holds one of their keys (a line with no
     # findable note key, None, can be in any block)
