@@ -305,8 +305,7 @@ def serve(memory) -> None:
     """Run over stdio until the client closes. Writes re-render the export mirror 3 s after the last
     one (under the call lock: a timed render never interleaves with a tool call), and on the way out."""
     memory.debounce_mirror(interval=3.0, lock=_CALL_LOCK)
-    # before the first request is read: loading them on a thread beside a first call slowed it 2x
-    memory.prime()
+    memory.prime()  # the calls' modules, before the first request is read (beside a first call they slowed it 2x)
     threading.Thread(target=_warm_up, args=(memory,), name="memory-custodian-warm-up", daemon=True).start()
     try:
         build_server(memory).run("stdio")
