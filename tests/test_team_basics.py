@@ -72,6 +72,22 @@ def test_a_nested_repository_never_uses_the_outer_projects_memory(tmp_path):
     assert run_cli("remember", "An inner note", cwd=inner, as_typed=True).returncode == 0
     assert {p.name: p.read_bytes() for p in ledger.glob("*.jsonl")} == shards
 
+
+def test_a_session_whose_agent_went_into_a_submodule_still_gets_its_projects_memory(tmp_path):
+    """The host's `cwd` follows the agent into a nested repository; the hooks running are the outer
+    project's, so they bring its memory (the host's project folder), never silence."""
+    outer = repo(tmp_path / "outer")
+    assert run_cli("init", cwd=outer, as_typed=True).returncode == 0
+    assert run_cli("remember", "--kind", "directive", "Never push to main directly", cwd=outer,
+                   as_typed=True).returncode == 0
+    inner = repo(outer / "vendor" / "lib")
+    for env, where in (({"CLAUDE_PROJECT_DIR": str(outer)}, inner), ({}, outer)):
+        # the host's project folder named, or the hook started there (the host starts it in the project)
+        hook = run_cli("hook", "--host", "claude", "SessionStart", cwd=where, env=env,
+                       input=payload("claude", "SessionStart", inner))
+        assert hook.returncode == 0, hook.stderr
+        assert "Never push to main directly" in context_of(hook.stdout, "SessionStart")
+
 # ---- a core file routed nowhere -------------------------------------------------------------------
 
 def test_an_empty_always_load_is_a_check_problem_and_a_line_in_the_pack(tmp_path):
