@@ -163,12 +163,14 @@ def git(tmp_path):
 @pytest.fixture(autouse=True)
 def _not_inside_an_agent_host(monkeypatch):
     """The suite run from an agent's shell must behave as from a person's: those hosts' variables
-    make the CLI record `agent` (`agents.hosts.AGENT_ENV`)."""
+    make the CLI record `agent` (`agents.hosts.AGENT_ENV`), and a host's project folder is where a hook
+    looks for memory when its `cwd` has none (`hooks._open_memory`)."""
     from memory_custodian.agents.hosts import AGENT_ENV
 
     for names in AGENT_ENV.values():
         for name in names:
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
 
 def unfenced(stdout: str) -> str:

@@ -81,8 +81,8 @@ def test_a_session_whose_agent_went_into_a_submodule_still_gets_its_projects_mem
     assert run_cli("remember", "--kind", "directive", "Never push to main directly", cwd=outer,
                    as_typed=True).returncode == 0
     inner = repo(outer / "vendor" / "lib")
-    for env, where in (({"CLAUDE_PROJECT_DIR": str(outer)}, inner), ({}, outer)):
-        # the host's project folder named, or the hook started there (the host starts it in the project)
+    for env, where in (({"CLAUDE_PROJECT_DIR": str(outer)}, inner), ({}, outer), ({}, inner)):
+        # the host's project folder named, or the hook started there, or neither: the project around the cwd
         hook = run_cli("hook", "--host", "claude", "SessionStart", cwd=where, env=env,
                        input=payload("claude", "SessionStart", inner))
         assert hook.returncode == 0, hook.stderr

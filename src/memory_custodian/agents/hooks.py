@@ -182,13 +182,15 @@ def _touched(spec, hook, root: str) -> list[str]:
 
 def _open_memory(project_root, memory_dir, cwd):
     """The memory of the session's project: the one the host's `cwd` is in, else the host's project
-    folder, else the hook process's own folder. The project root is looked for within one git
-    repository (`find_project_root`), so an agent that went into a submodule (the host's `cwd` follows
-    it) still gets the memory of the project whose hooks these are, not silence."""
+    folder, else the hook process's own folder, else (past repository boundaries) the project around
+    the `cwd`. A project root is looked for within one git repository (`find_project_root`), so an
+    agent that went into a submodule (the host's `cwd` follows it) must still get the memory of the
+    project whose hooks these are, not silence."""
     if project_root is None:
         name = memory_dir or DEFAULT_MEMORY_DIR
         starts = [start for start in (cwd, os.environ.get("CLAUDE_PROJECT_DIR"), os.getcwd()) if start]
         roots = [find_project_root(start, name) for start in starts]
+        roots.append(find_project_root(starts[0], name, within_repository=False))
         project_root = next((root for root in roots if os.path.isfile(os.path.join(root, name, "manifest.md"))),
                             roots[0])
     memory = Memory.open(project_root, memory_dir)

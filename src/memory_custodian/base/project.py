@@ -14,19 +14,21 @@ from .fsutil import check_name_lengths
 DEFAULT_MEMORY_DIR = "docs/memory"
 
 
-def find_project_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR) -> str:
+def find_project_root(start=None, memory_dir: str = DEFAULT_MEMORY_DIR, within_repository: bool = True) -> str:
     """The nearest ancestor of `start` (default: cwd) holding `<memory_dir>/manifest.md`, within the git
     repository `start` is in (its top level is the last folder looked at), else `start`.
 
     Memory is carried by its repository's history, so a command run inside a nested repository (a
     submodule, a clone inside another project's checkout) never reads or writes the outer one's:
-    without a memory folder of its own it says so, where it used to write notes into the outer ledger."""
+    without a memory folder of its own it says so, where it used to write notes into the outer ledger.
+    `within_repository=False`: past repository boundaries too (a hook, whose session is the outer
+    project's, as its last resort)."""
     here = os.path.realpath(os.path.expanduser(os.fspath(start or ".")))
     candidate = here
     while True:
         if os.path.isfile(os.path.join(candidate, memory_dir, "manifest.md")):
             return candidate
-        if os.path.exists(os.path.join(candidate, ".git")):  # the repository's top level: memory stops here
+        if within_repository and os.path.exists(os.path.join(candidate, ".git")):  # the top level: memory stops here
             return here
         parent = os.path.dirname(candidate)
         if parent == candidate:
