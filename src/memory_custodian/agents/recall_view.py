@@ -5,10 +5,11 @@ Kept apart from `mcp_server.py` so the hooks can use it without importing mcp.
 
 from __future__ import annotations
 
-from ..base.limits import PROMPT_QUERY_CHARS, RANKED_NOTES
+from ..base.limits import PROMPT_QUERY_CHARS
 from ..ledger.frames import index_line, provenance_frame, quote_line, safe_body
 from ..ledger.index.background import unread_phrase
 from ..ledger.recall.ranking import iter_terms, query_terms
+from ..ledger.recall.recall_result import unranked_phrase
 
 # The `Memory` verbs the MCP server has a tool for (`mcp_server.TOOLS`; a test holds the two equal), so
 # the hooks, which must not import mcp, can name a tool too.
@@ -89,8 +90,7 @@ def unsearched(result) -> str | None:
     if result.unread[0]:
         parts.append(unread_phrase(result.unread, result.unread_failure))
     if result.unranked:
-        parts.append(f"{result.unranked} older matching notes were not ranked (a recall ranks the newest "
-                     f"{RANKED_NOTES:,})")
+        parts.append(unranked_phrase(result.unranked))
     return "; ".join(parts) or None
 
 

@@ -20,6 +20,12 @@ HINTS = {"more_states": "{set:include_all} to include", "more_lines": "raise {fi
          "full_recall": "run {verb:recall} to see it", "unread": "{verb:reindex} reads it now"}
 
 
+def unranked_phrase(count: int) -> str:
+    """The words for `RecallResult.unranked`: notes that matched past `limits.RANKED_NOTES`."""
+    return (f"{count} older notes match its words and were not ranked (past {RANKED_NOTES:,} matches a recall ranks "
+            "the newest, and those holding a rare word of the question)")
+
+
 class RecallHit(Record):
     """rank, score, note, and its state as of `now` (time-derived expiry applied)."""
 
@@ -108,9 +114,7 @@ class RecallResult(Record):
         hint = self.hint
         text += " — " + terms.phrase(HINTS[hint]) if hint else ""
         if self.unranked:
-            text += (f"; {self.unranked} older notes match its words and were not ranked (past {RANKED_NOTES:,} matches a "
-                     "recall ranks the newest, and those holding a rare word of the question) — a narrower question "
-                     "ranks them")
+            text += f"; {unranked_phrase(self.unranked)} — a narrower question ranks them"
         if self.unread[0]:
             text += f"; {unread_phrase(self.unread, self.unread_failure)} — " + terms.phrase(HINTS["unread"])
         return text
