@@ -189,10 +189,15 @@ def _open_memory(project_root, memory_dir, cwd):
     if project_root is None:
         name = memory_dir or DEFAULT_MEMORY_DIR
         starts = [start for start in (cwd, os.environ.get("CLAUDE_PROJECT_DIR"), os.getcwd()) if start]
-        roots = [find_project_root(start, name) for start in starts]
-        roots.append(find_project_root(starts[0], name, within_repository=False))
-        project_root = next((root for root in roots if os.path.isfile(os.path.join(root, name, "manifest.md"))),
-                            roots[0])
+        first = find_project_root(starts[0], name)
+
+        def roots():  # looked for one after another, only as far as the first with a memory folder
+            yield first
+            yield from (find_project_root(start, name) for start in starts[1:])
+            yield find_project_root(starts[0], name, within_repository=False)
+
+        project_root = next((root for root in roots() if os.path.isfile(os.path.join(root, name, "manifest.md"))),
+                            first)
     memory = Memory.open(project_root, memory_dir)
     if not os.path.isfile(os.path.join(memory.memory_dir_str, "manifest.md")):
         return None
