@@ -20,25 +20,23 @@ WAITING = ("recall is still being indexed (a fresh clone, or many new ledger lin
            "built; `memory-custodian recall` answers meanwhile from what is indexed so far, and says what is not")
 
 
-def building(memory) -> bool:
-    """Whether a detached build is under way (its marker is fresh)."""
-    return background.building(memory.memory_dir_str)
+def _too_big_to_index_here(memory) -> bool:
+    """No index yet, and more ledger shards than a hook indexes itself."""
+    if not index_is_cold(memory.memory_dir_str):
+        return False
+    return sum(st.st_size for st in Ledger(memory.memory_dir_str).shard_stats().values()) >= COLD_BYTES
 
 
 def cold(memory) -> bool:
     """Whether recall must wait: no index yet and ledger shards to index, or a build under way."""
-    if building(memory):
-        return True
-    if not index_is_cold(memory.memory_dir_str):
-        return False
-    return sum(st.st_size for st in Ledger(memory.memory_dir_str).shard_stats().values()) >= COLD_BYTES
+    return background.building(memory.memory_dir_str) or _too_big_to_index_here(memory)
 
 
 def unbuilt(memory) -> bool:
     """Whether a prompt or file hook must answer without recall: no index yet, too much to read in
     the hook, and no build reading it (the build is started here, then). While a build runs the
     hooks answer from what it has read so far, and say what they could not search."""
-    if building(memory) or not cold(memory):
+    if background.building(memory.memory_dir_str) or not _too_big_to_index_here(memory):
         return False
     start_building(memory)
     return True
